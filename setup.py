@@ -1,0 +1,41 @@
+"""spacy_frames: spaCy v3 components for frame semantics on a shared transformer."""
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+about = {}
+exec((Path(__file__).parent / "spacy_frames" / "about.py").read_text(), about)
+
+# Pinned, mutually compatible versions (known good on CPU, Python 3.11).
+# torch is installed first, on its own, so pip takes the local CPU wheel.
+INSTALL_REQUIRES = [
+    "spacy==3.8.18",
+    "spacy-transformers==1.4.0",
+    "thinc==8.3.14",
+    "transformers==4.53.2",
+    "torch==2.13.0",
+    "faiss-cpu==1.15.1",
+    "typer==0.29.2",
+]
+
+setup(
+    name="spacy-frames",
+    version=about["__version__"],
+    description="spaCy pipeline components for frame semantics on a shared transformer",
+    long_description=(Path(__file__).parent / "README.md").read_text(),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.9",
+    packages=find_packages(include=["spacy_frames", "spacy_frames.*"]),
+    install_requires=INSTALL_REQUIRES,
+    extras_require={"test": ["pytest>=8"]},
+    entry_points={
+        "spacy_architectures": [
+            "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
+        ],
+        "spacy_misc": [
+            "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",
+        ],
+        "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
+    },
+)

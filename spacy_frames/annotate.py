@@ -1,0 +1,27 @@
+"""Annotate raw text with a trained pipeline and render its frames for people."""
+from typing import List
+
+import spacy
+from spacy.tokens import Doc
+
+from .extensions import install_extensions
+
+
+def annotate(model: str, text: str) -> Doc:
+    install_extensions()
+    nlp = spacy.load(model)
+    return nlp(text)
+
+
+def format_doc(doc: Doc) -> str:
+    lines: List[str] = [doc.text, ""]
+    frames = doc._.frames
+    if not frames:
+        lines.append("(no frames: this pipeline has no frame component yet)" if "frames" not in doc.spans
+                     else "(no frame-evoking targets found)")
+    for span in frames:
+        ranking = span._.frame_ranking or []
+        alternatives = ", ".join(f"{name} {score:.2f}" for name, score in ranking[1:4])
+        lu = span._.lexical_unit or "-"
+        lines.append(f"{span.text!r:24} {lu:18} {span._.frame:28} {alternatives}")
+    return "\n".join(lines)

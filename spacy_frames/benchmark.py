@@ -1,0 +1,76 @@
+"""Speed and memory of a pipeline on a corpus: words/s with a fixed thread count, peak RSS.
+
+Each pipeline is measured in a fresh spawned process, so peak memory is that
+pipeline's alone and models measured in the same run do not share caches.
+"""
+import multiprocessing
+import platform
+import resource
+import time
+from pathlib import Path
+from typing import Dict, List, Union
+
+from spacy.tokens import DocBin
+
+
+def load_texts(corpus: Union[str, Path], n_words: int) -> List[str]:
+    """The texts of the first docs of a .spacy corpus, up to about n_words words."""
+    import spacy
+
+    path = Path(corpus)
+    if not path.is_file():
+        raise FileNotFoundError(f"Benchmark corpus '{path}' not found: run `spacy project run convert` first.")
+    vocab = spacy.blank("en").vocab
+    texts, words = [], 0
+    for doc in DocBin().from_disk(path).get_docs(vocab):
+        if words >= n_words:
+            break
+        texts.append(doc.text)
+        words += len(doc)
+    if not texts:
+        raise ValueError(f"Benchmark corpus '{path}' holds no documents.")
+    return texts
+
+
+def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: int) -> Dict:
+    """Run in the current process: load `model`, warm up, time nlp.pipe over texts."""
+    import spacy
+    import torch
+
+    torch.set_num_threads(n_threads)
+    nlp = spacy.load(model)
+    warmup = texts[: max(1, len(texts) // 20)]
+    list(nlp.pipe(warmup, batch_size=batch_size))
+    start = time.perf_counter()
+    n_words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size))
+    seconds = time.perf_counter() - start
+    return {
+        "model": str(model),
+        "pipeline": list(nlp.pipe_names),
+        "docs": len(texts),
+        "words": n_words,
+        "seconds": round(seconds, 3),
+        "words_per_second": round(n_words / seconds, 1),
+        # ru_maxrss is KiB on Linux
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def benchmark(
+    models: List[str], corpus: Union[str, Path], *, n_threads: int = 2, n_words: int = 20000, batch_size: int = 64
+) -> Dict:
+    texts = load_texts(corpus, n_words)
+    results = []
+    ctx = multiprocessing.get_context("spawn")
+    for model in models:
+        with ctx.Pool(1) as pool:
+            results.append(pool.apply(measure_pipeline, (str(model), texts, n_threads, batch_size)))
+    import torch
+
+    return {
+        "corpus": str(corpus),
+        "n_threads": n_threads,
+        "batch_size": batch_size,
+        "machine": {"cpus": multiprocessing.cpu_count(), "processor": platform.machine(), "torch": torch.__version__},
+        "results": results,
+    }

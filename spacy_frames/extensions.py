@@ -1,0 +1,45 @@
+"""Doc/Span extension attributes of spacy_frames.
+
+Installed idempotently (``has_extension`` guarded, never ``force=True``) by every
+component's ``__init__``, ``__call__`` and ``pipe``, and by the corpus readers, so
+the attributes exist in spawned ``n_process`` workers too. Stored values are plain
+str / list / float, which msgpack handles: they survive ``DocBin``
+(``store_user_data=True``), ``doc.to_bytes`` and multiprocessing.
+"""
+from typing import List, Optional
+
+from spacy.tokens import Doc, Span
+
+# Span group keys used across the package. Components take the key as a config
+# argument; these are the defaults and the keys the corpus converters write.
+TARGETS_KEY = "targets"
+FRAMES_KEY = "frames"
+
+
+def get_doc_frames(doc: Doc) -> List[Span]:
+    """``doc._.frames``: the spans of ``doc.spans["frames"]`` in document order."""
+    if FRAMES_KEY not in doc.spans:
+        return []
+    return sorted(doc.spans[FRAMES_KEY], key=lambda span: (span.start, span.end))
+
+
+def get_span_frame(span: Span) -> Optional[str]:
+    """``span._.frame``: the frame a frame span evokes (its label), None if unlabelled."""
+    return span.label_ or None
+
+
+def install_extensions() -> None:
+    if not Doc.has_extension("frames"):
+        Doc.set_extension("frames", getter=get_doc_frames)
+    if not Span.has_extension("frame"):
+        Span.set_extension("frame", getter=get_span_frame)
+    # [[frame, score], ...] over all frames, best first
+    if not Span.has_extension("frame_ranking"):
+        Span.set_extension("frame_ranking", default=None)
+    # "lemma.pos" as FrameNet writes it ("get.v"), None when out of the lexicon
+    if not Span.has_extension("lexical_unit"):
+        Span.set_extension("lexical_unit", default=None)
+    # [[start, end], ...] token offsets of the pieces of a discontinuous target
+    # (the span itself covers first..last piece); None for contiguous targets
+    if not Span.has_extension("target_parts"):
+        Span.set_extension("target_parts", default=None)

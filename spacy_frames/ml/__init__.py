@@ -1,0 +1,1 @@
+"""Model builders (thinc architectures). torch is imported only inside them."""

@@ -1,0 +1,101 @@
+"""The shared transformer: spacy-transformers' TransformerModel, with the encoder
+checked before anything tries to load it.
+
+`paths.encoder` is either a local directory (the default: the all-MiniLM-L6-v2
+asset) or a Hugging Face hub name for users who have a hub. Without the check a
+wrong local path ends in a hub lookup and a confusing network error; with it the
+user is told which directory is missing what and how to fetch it. The check runs
+in the model's `init` (i.e. `nlp.initialize()` / `spacy train`), never when a
+trained pipeline is loaded: a packaged pipeline carries its own weights and must
+load on machines that have no encoder asset.
+"""
+import os
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Model
+
+CONFIG_FILE = "config.json"
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model", "vocab.json")
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+FETCH_HINT = (
+    "Fetch the default encoder with `spacy project run assets` (or "
+    "`python -m spacy_frames fetch-assets project.yml`), or point `paths.encoder` "
+    "at a local Hugging Face model directory (config.json, tokenizer files, weights)."
+)
+
+
+class EncoderNotFoundError(FileNotFoundError):
+    """The configured encoder is neither a complete local model directory nor a hub name."""
+
+
+def _looks_local(name: str) -> bool:
+    """Whether `name` is meant as a filesystem path rather than a hub id ("org/model")."""
+    if name.startswith((".", "/", "~")) or os.sep in name and name.count("/") != 1:
+        return True
+    first = name.split("/", 1)[0]
+    return "/" in name and Path(first).is_dir()
+
+
+def check_encoder(name: str) -> str:
+    """Validate the encoder setting and return it unchanged.
+
+    A local directory must hold a config, a tokenizer and weights. A name that
+    is not a directory is accepted as a hub id only when it looks like one and
+    the hub is not switched off (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE).
+    """
+    if not name:
+        raise EncoderNotFoundError(f"No encoder configured (paths.encoder is empty). {FETCH_HINT}")
+    path = Path(name).expanduser()
+    if path.is_dir():
+        files = {p.name for p in path.iterdir()}
+        missing = []
+        if CONFIG_FILE not in files:
+            missing.append(CONFIG_FILE)
+        if not files.intersection(TOKENIZER_FILES):
+            missing.append("tokenizer files (one of " + ", ".join(TOKENIZER_FILES) + ")")
+        if not files.intersection(WEIGHT_FILES):
+            missing.append("weights (one of " + ", ".join(WEIGHT_FILES) + ")")
+        if missing:
+            raise EncoderNotFoundError(
+                f"Encoder directory '{path}' is incomplete: missing {'; '.join(missing)}. {FETCH_HINT}"
+            )
+        return name
+    if path.exists():
+        raise EncoderNotFoundError(f"Encoder path '{path}' is a file, not a model directory. {FETCH_HINT}")
+    offline = any(os.environ.get(v, "") not in ("", "0") for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    if _looks_local(name) or offline:
+        raise EncoderNotFoundError(f"Encoder directory '{path}' does not exist. {FETCH_HINT}")
+    return name
+
+
+@registry.architectures("spacy-frames.TransformerModel.v1")
+def build_transformer_model(
+    name: str,
+    get_spans: Callable,
+    tokenizer_config: dict = {},
+    transformer_config: dict = {},
+    mixed_precision: bool = False,
+    grad_scaler_config: dict = {},
+) -> Model[List[Doc], "FullTransformerBatch"]:  # noqa: F821
+    """spacy-transformers.TransformerModel.v3 whose init first checks the encoder.
+
+    Same arguments as TransformerModel.v3; `name` is `paths.encoder`.
+    """
+    from spacy_transformers.architectures import create_TransformerModel_v3
+
+    model = create_TransformerModel_v3(
+        name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config
+    )
+    model.init = checked_transformer_init
+    return model
+
+
+def checked_transformer_init(model: Model, X: Optional[List[Doc]] = None, Y=None):
+    """spacy-transformers' init, after `check_encoder` (module-level: picklable for spawn)."""
+    from spacy_transformers.layers.transformer_model import init as transformer_init
+
+    check_encoder(model.attrs["name"])
+    return transformer_init(model, X=X, Y=Y)

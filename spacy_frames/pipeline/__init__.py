@@ -1,0 +1,1 @@
+"""spaCy components, one module each; registered through entry points."""

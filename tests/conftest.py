@@ -1,0 +1,68 @@
+"""Shared test fixtures: a tiny random BERT built on the fly, the test configs, markers."""
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_CONFIG_DIR = ROOT / "configs" / "test"
+SHARED_ASSETS = ROOT.parent / "shared" / "assets"
+MINILM_DIR = ROOT / "assets" / "encoders" / "all-MiniLM-L6-v2"
+
+TINY_BERT_SENTENCES = [
+    "The committee decided to postpone the vote after protesters blocked the entrance.",
+    "She gave him a book about frames and he read it over the weekend.",
+    "Prices rose sharply because demand outpaced the supply of grain.",
+    "They walked to the station, bought tickets and boarded the train to Berlin.",
+    "Your contribution to Goodwill will mean more than you may know.",
+    "In contrast, the new law reduced taxes for small businesses.",
+]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: integration test with real models or data")
+
+
+def build_tiny_bert(path: Path, sentences=TINY_BERT_SENTENCES, hidden: int = 64, layers: int = 2) -> Path:
+    """Save a random 2-layer BERT (hidden 64) with a WordPiece vocab trained on `sentences`."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=specials)
+    tokenizer.train_from_iterator(sentences, trainer=trainer)
+    path.mkdir(parents=True, exist_ok=True)
+    vocab = sorted(tokenizer.get_vocab().items(), key=lambda item: item[1])
+    (path / "vocab.txt").write_text("\n".join(token for token, _ in vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True).save_pretrained(path)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=128,
+    )
+    import torch
+
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("encoders") / "tiny-bert")
+
+
+@pytest.fixture(scope="session")
+def transformer_nlp(tiny_bert):
+    """The shared transformer pipeline from configs/test, initialized with the tiny BERT."""
+    import spacy
+
+    config = spacy.util.load_config(TEST_CONFIG_DIR / "transformer.cfg", overrides={"paths.encoder": str(tiny_bert)})
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    return nlp
