@@ -42,6 +42,7 @@ setup(
         ],
         "thinc_layers": [
             "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
+            "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
         ],
         "spacy_scorers": [
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",

@@ -28,6 +28,34 @@ def get_span_frame(span: Span) -> Optional[str]:
     return span.label_ or None
 
 
+def _as_lists(value):
+    # msgpack gives tuples back after DocBin / to_bytes: keep the public type a list
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(v) for v in value]
+    return value
+
+
+def _user_data_key(name: str, span: Span):
+    # the key spaCy itself uses for span extension values, so storage is unchanged
+    return ("._.", name, span.start_char, span.end_char)
+
+
+def get_frame_ranking(span: Span):
+    return _as_lists(span.doc.user_data.get(_user_data_key("frame_ranking", span)))
+
+
+def set_frame_ranking(span: Span, value) -> None:
+    span.doc.user_data[_user_data_key("frame_ranking", span)] = value
+
+
+def get_target_parts(span: Span):
+    return _as_lists(span.doc.user_data.get(_user_data_key("target_parts", span)))
+
+
+def set_target_parts(span: Span, value) -> None:
+    span.doc.user_data[_user_data_key("target_parts", span)] = value
+
+
 def install_extensions() -> None:
     if not Doc.has_extension("frames"):
         Doc.set_extension("frames", getter=get_doc_frames)
@@ -35,11 +63,11 @@ def install_extensions() -> None:
         Span.set_extension("frame", getter=get_span_frame)
     # [[frame, score], ...] over all frames, best first
     if not Span.has_extension("frame_ranking"):
-        Span.set_extension("frame_ranking", default=None)
+        Span.set_extension("frame_ranking", getter=get_frame_ranking, setter=set_frame_ranking)
     # "lemma.pos" as FrameNet writes it ("get.v"), None when out of the lexicon
     if not Span.has_extension("lexical_unit"):
         Span.set_extension("lexical_unit", default=None)
     # [[start, end], ...] token offsets of the pieces of a discontinuous target
     # (the span itself covers first..last piece); None for contiguous targets
     if not Span.has_extension("target_parts"):
-        Span.set_extension("target_parts", default=None)
+        Span.set_extension("target_parts", getter=get_target_parts, setter=set_target_parts)

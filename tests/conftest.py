@@ -66,3 +66,44 @@ def transformer_nlp(tiny_bert):
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     nlp.initialize()
     return nlp
+
+
+@pytest.fixture(scope="session")
+def toy_corpus(tmp_path_factory):
+    import spacy
+
+    from frames_toy import write_toy_corpus
+
+    return write_toy_corpus(tmp_path_factory.mktemp("toy_corpus"), spacy.blank("en").vocab)
+
+
+def frames_config(tiny_bert, toy_corpus, stage: int = 1, **overrides):
+    import spacy
+
+    paths = {
+        "paths.encoder": str(tiny_bert),
+        "paths.train": str(toy_corpus / "train.spacy"),
+        "paths.dev": str(toy_corpus / "dev.spacy"),
+        "paths.frames": str(toy_corpus / "frames.json"),
+    }
+    paths.update(overrides)
+    return spacy.util.load_config(TEST_CONFIG_DIR / f"frames_stage{stage}.cfg", overrides=paths)
+
+
+@pytest.fixture(scope="session")
+def transformer_dir(transformer_nlp, tmp_path_factory):
+    path = tmp_path_factory.mktemp("pipelines") / "transformer"
+    transformer_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def trained_frames(tiny_bert, toy_corpus, transformer_dir, tmp_path_factory):
+    """Stage 1 trained on the toy corpus with `spacy train` (tiny twin config)."""
+    from spacy.cli.train import train
+
+    output = tmp_path_factory.mktemp("frames_stage1")
+    config_path = output / "config.cfg"
+    frames_config(tiny_bert, toy_corpus, **{"paths.transformer": str(transformer_dir)}).to_disk(config_path)
+    train(config_path, output, overrides={"training.max_steps": 40, "training.eval_frequency": 20})
+    return output / "model-last"

@@ -117,7 +117,8 @@ def target_pool_forward(model: Model, X: Tuple[List[Doc], TargetIndices], is_tra
     docs, targets = X
     ops = model.ops
     token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
-    width = token_vecs[0].shape[1] if token_vecs else 0
+    # an empty doc may come back as a (0, 0) array: take the width from the others
+    width = max((vecs.shape[1] for vecs in token_vecs if vecs.ndim == 2 and len(vecs)), default=0)
     n_targets = sum(len(t) for t in targets)
     if n_targets == 0 or width == 0:
         def backprop_empty(dY):
@@ -126,7 +127,8 @@ def target_pool_forward(model: Model, X: Tuple[List[Doc], TargetIndices], is_tra
 
         return ops.alloc2f(n_targets, width), backprop_empty
     lengths = [len(vecs) for vecs in token_vecs]
-    flat = ops.xp.concatenate(token_vecs + [ops.xp.full((1, width), -1e9, dtype="f")])  # last row: padding
+    pieces = [vecs if len(vecs) else ops.alloc2f(0, width) for vecs in token_vecs]
+    flat = ops.xp.concatenate(pieces + [ops.xp.full((1, width), -1e9, dtype="f")])  # last row: padding
     pad_row = flat.shape[0] - 1
     offsets = [0]
     for length in lengths:
@@ -163,8 +165,10 @@ def build_definition_encoder(name: str, max_length: int = 48) -> Model[List[str]
     by `initialize`. A trained pipeline stores the encoder's config, tokenizer and
     weights itself. max_length: wordpieces per definition (truncated beyond).
     """
+    from .threads import single_thread_in_forked_children
     from .torch_modules import build_definition_encoder_wrapper
 
+    single_thread_in_forked_children()
     wrapper = build_definition_encoder_wrapper(max_length)
     model = Model(
         "definition_encoder",

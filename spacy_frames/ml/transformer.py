@@ -86,6 +86,9 @@ def build_transformer_model(
     """
     from spacy_transformers.architectures import create_TransformerModel_v3
 
+    from .threads import single_thread_in_forked_children
+
+    single_thread_in_forked_children()
     model = create_TransformerModel_v3(
         name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config
     )

@@ -509,34 +509,53 @@ class FrameIdentifier(TrainablePipe):
         *,
         nlp: Optional[Language] = None,
         frames: Optional[Callable[[], FrameInventory]] = None,
+        init_from: Optional[str] = None,
     ) -> None:
         """Load the frame inventory, check the training frames against it, init the model.
 
         frames: a loader of the frame inventory (spacy-frames.frame_inventory.v1).
+        init_from: a trained pipeline directory whose frame_identifier weights,
+            frames and frame vectors are the starting point (stage 2 starts from
+            stage 1 this way, with its own settings: objective, loss, ...).
         """
+        if next(iter(get_examples()), None) is None:
+            raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
         validate_get_examples(get_examples, "FrameIdentifier.initialize")
         if frames is not None:
             self.inventory = frames()
+        if init_from is not None:
+            self._init_from(init_from)
         self._require_inventory()
         self.lexicon = Lexicon(self.inventory)
         unknown = set()
-        n_examples = 0
         for eg in get_examples():
-            n_examples += 1
             if self.cfg["targets_key"] in eg.reference.spans:
                 unknown.update(s.label_ for s in eg.reference.spans[self.cfg["targets_key"]] if s.label_ not in self.inventory)
-        if n_examples == 0:
-            raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
         if unknown:
             raise ValueError(
                 f"[{self.name}] training data uses {len(unknown)} frame(s) missing from the frame inventory: "
                 f"{sorted(unknown)[:10]}. Add them to frames.json or drop those targets."
             )
+        if init_from is not None:
+            return
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         spans = [[doc[:1]] if len(doc) else [] for doc in sample]
         batch = TargetBatch(sample, spans, [], [])
         self.model.initialize(X=(sample, batch.token_indices(self.model.ops), [self.frame_text(self.inventory.names[0])]))
         self.index.clear()
+
+    def _init_from(self, path: str) -> None:
+        from pathlib import Path
+
+        component_dir = Path(path) / self.name
+        if not (component_dir / "model").is_file():
+            raise FileNotFoundError(
+                f"[{self.name}] init_from: no trained {self.name} in '{path}' (expected {component_dir}/model). "
+                "Train the previous stage first."
+            )
+        self._set_inventory(FrameInventory().from_disk(component_dir / "frames"))
+        self.index.from_disk(component_dir / "frame_index")
+        self._load_model(component_dir / "model")
 
     def finish_update(self, sgd: Optimizer) -> None:
         self.model.finish_update(sgd)

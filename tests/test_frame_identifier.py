@@ -1,0 +1,250 @@
+"""frame_identifier on a tiny random BERT and toy FrameNet-style data."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.training import Example
+from spacy.util import make_tempdir
+from thinc.api import Adam
+
+from conftest import frames_config
+from frames_toy import SENTENCES, toy_docs, toy_inventory
+from spacy_frames.extensions import install_extensions
+from spacy_frames.pipeline.frame_identifier import score_frame_identification
+
+
+# sourced from en_core_web_sm: frozen, they only annotate lemma + POS
+TAGGING = ["tok2vec", "tagger", "attribute_ruler", "lemmatizer"]
+
+
+def assemble(tiny_bert, toy_corpus, transformer_dir, stage=1, **overrides):
+    config = frames_config(tiny_bert, toy_corpus, stage, **{"paths.transformer": str(transformer_dir)}, **overrides)
+    return spacy.util.load_model_from_config(config, auto_fill=True)
+
+
+def initialized(tiny_bert, toy_corpus, transformer_dir, stage=1, **overrides):
+    """Initialize as `spacy train` does (sourced components stay as they are)."""
+    from spacy.training.initialize import init_nlp
+
+    config = frames_config(tiny_bert, toy_corpus, stage, **{"paths.transformer": str(transformer_dir)}, **overrides)
+    return init_nlp(config)
+
+
+def update(nlp, examples, optimizer, losses):
+    return nlp.update(examples, sgd=optimizer, losses=losses, exclude=TAGGING, annotates=TAGGING)
+
+
+def examples_for(nlp):
+    """Gold-target examples: the predicted docs carry the gold targets (labels stripped)."""
+    from spacy_frames.corpora.readers import copy_targets
+
+    examples = []
+    for reference in toy_docs(nlp.vocab):
+        predicted = Doc(nlp.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference])
+        copy_targets(reference, predicted)
+        examples.append(Example(predicted, reference))
+    return examples
+
+
+def gold_target_doc(nlp, reference):
+    doc = nlp.make_doc(reference.text)
+    from spacy_frames.corpora.readers import copy_targets
+
+    copy_targets(reference, doc)
+    return doc
+
+
+def test_add_pipe_initialize_and_labels(tiny_bert, toy_corpus, transformer_dir):
+    nlp = assemble(tiny_bert, toy_corpus, transformer_dir)
+    fi = nlp.get_pipe("frame_identifier")
+    with pytest.raises(ValueError, match="has no frames"):
+        fi.predict([nlp.make_doc("She gave him a gift .")])
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir)
+    fi = nlp.get_pipe("frame_identifier")
+    assert fi.labels == tuple(sorted(toy_inventory().names))
+    assert fi.inventory.siblings("Giving") == ["Commerce_buy"]
+
+
+def test_default_config_add_pipe_offline():
+    nlp = spacy.blank("en")
+    fi = nlp.add_pipe("frame_identifier")
+    assert fi.cfg["objective"] == "in_batch" and fi.cfg["top_k"] == 5
+    with pytest.raises(ValueError, match="objective must be one of"):
+        spacy.blank("en").add_pipe("frame_identifier", config={"objective": "nonsense"})
+
+
+def test_unknown_frame_and_empty_corpus_fail_clearly(tiny_bert, toy_corpus, transformer_dir):
+    nlp = assemble(tiny_bert, toy_corpus, transformer_dir)
+    examples = examples_for(nlp)
+    bad = examples[0].reference
+    bad.spans["targets"] = SpanGroup(bad, name="targets", spans=[bad.char_span(4, 8, label="No_such_frame")])
+    fi = nlp.get_pipe("frame_identifier")
+    with pytest.raises(ValueError, match=r"missing from the frame inventory: \['No_such_frame'\]"):
+        fi.initialize(lambda: examples, nlp=nlp, frames=toy_inventory)
+    with pytest.raises(ValueError, match="training corpus is empty"):
+        fi.initialize(lambda: [], nlp=nlp, frames=toy_inventory)
+
+
+def test_overfitting_and_roundtrips(tiny_bert, toy_corpus, transformer_dir):
+    from thinc.api import fix_random_seed
+
+    fix_random_seed(0)
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir)
+    examples = examples_for(nlp)
+    optimizer = Adam(0.002)
+    for _ in range(60):
+        losses = {}
+        update(nlp, examples, optimizer, losses)
+    assert losses["frame_identifier"] < 0.5
+    fi = nlp.get_pipe("frame_identifier")
+    fi.cfg["lexicon_filter"] = False  # ranking over all frames: the model itself must have learned
+    docs = [nlp(gold_target_doc(nlp, eg.reference)) for eg in examples]
+    for doc, (_, _, _, targets) in zip(docs, SENTENCES):
+        assert [s.label_ for s in doc._.frames] == [frame for _, _, frame, _ in targets]
+        for span in doc._.frames:
+            assert span._.frame == span.label_
+            assert span._.frame_ranking[0][0] == span.label_ and len(span._.frame_ranking) == 5
+            assert isinstance(span._.frame_ranking[0][1], float)
+    scores = nlp.evaluate([Example(gold_target_doc(nlp, eg.reference), eg.reference) for eg in examples])
+    assert scores["frame_r1"] == 1.0 and scores["frame_acc"] == 1.0
+
+    expected = [[(s.start, s.end, s.label_, s._.frame_ranking) for s in d._.frames] for d in docs]
+
+    def predictions(pipeline):
+        out = [pipeline(gold_target_doc(pipeline, eg.reference)) for eg in examples]
+        return [[(s.start, s.end, s.label_, s._.frame_ranking) for s in d._.frames] for d in out]
+
+    # to_disk / from_disk: the frame encoder comes back without the encoder asset
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        reloaded = spacy.load(d)
+        assert _close(predictions(reloaded), expected)
+    # to_bytes / from_bytes
+    fresh = assemble(tiny_bert, toy_corpus, transformer_dir)
+    fresh.from_bytes(nlp.to_bytes())
+    assert _close(predictions(fresh), expected)
+    # exclude works for every key
+    data = nlp.get_pipe("frame_identifier").to_bytes(exclude=["frame_index", "vocab"])
+    assert fresh.get_pipe("frame_identifier").from_bytes(data, exclude=["frame_index", "vocab"])
+
+
+def _close(got, expected):
+    for doc_got, doc_exp in zip(got, expected):
+        for (s1, e1, l1, r1), (s2, e2, l2, r2) in zip(doc_got, doc_exp):
+            if (s1, e1, l1) != (s2, e2, l2) or [n for n, _ in r1] != [n for n, _ in r2]:
+                return False
+            if not numpy.allclose([v for _, v in r1], [v for _, v in r2], atol=1e-3):
+                return False
+    return len(got) == len(expected)
+
+
+@pytest.fixture(scope="module")
+def trained_nlp(trained_frames):
+    return spacy.load(trained_frames)
+
+
+def test_spacy_train_and_pipe_equals_call(trained_nlp):
+    nlp = trained_nlp
+    texts = ["She gave him a gift .", "They bought a car .", "", "Prices rose sharply ."]
+    piped = list(nlp.pipe(texts, batch_size=2))
+    for text, doc in zip(texts, piped):
+        single = nlp(text)
+        assert [(s.start, s.end, s.label_) for s in doc._.frames] == [(s.start, s.end, s.label_) for s in single._.frames]
+    # raw text: the lexicon (en_core_web_sm lemma + POS) proposes the targets
+    doc = nlp("She gave him a gift .")
+    assert {s.text for s in doc._.frames} <= {"gave", "gift", "She", "him"}
+    assert all(s._.lexical_unit in (None, "give.v", "gift.n") for s in doc._.frames)
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_n_process_and_serialized_extensions(trained_nlp, n_process):
+    nlp = trained_nlp
+    texts = ["She gave him a gift .", "They bought a car .", "We walked home and he ran ."]
+    docs = [gold_target_doc(nlp, d) for d in toy_docs(nlp.vocab)[:3]]
+    expected = [[(s.start, s.end, s.label_, s._.frame_ranking) for s in nlp(gold_target_doc(nlp, d))._.frames] for d in toy_docs(nlp.vocab)[:3]]
+    got = [[(s.start, s.end, s.label_, s._.frame_ranking) for s in d._.frames] for d in nlp.pipe(docs, n_process=n_process)]
+    assert _close(got, expected)
+    assert list(nlp.pipe(texts, n_process=n_process))  # raw text through workers too
+    # DocBin and to_bytes keep the spans and their extension values
+    out = list(nlp.pipe([gold_target_doc(nlp, d) for d in toy_docs(nlp.vocab)[:2]]))
+    install_extensions()
+    restored = list(DocBin(docs=out, store_user_data=True).get_docs(nlp.vocab))
+    restored.append(Doc(nlp.vocab).from_bytes(out[0].to_bytes()))
+    for doc, orig in zip(restored, out + [out[0]]):
+        assert [(s.label_, s._.frame_ranking, s._.lexical_unit) for s in doc._.frames] == [
+            (s.label_, s._.frame_ranking, s._.lexical_unit) for s in orig._.frames
+        ]
+
+
+def test_empty_long_foreign_and_odd_targets(trained_nlp):
+    nlp = trained_nlp
+    assert nlp("")._.frames == []
+    long_doc = nlp(" ".join(["She gave him a gift ."] * 800))  # 4,800 words through strided windows
+    assert len(long_doc._.frames) >= 800
+    nlp("Der Ausschuss hat die Abstimmung verschoben. 委员会推迟了投票。")  # no crash; any output is fine
+    doc = nlp.make_doc("She gave him a gift .")
+    install_extensions()
+    # overlapping preset targets are both labelled; an empty span is ignored
+    doc.spans["targets"] = [doc[1:2], doc[1:3], doc[2:2]]
+    doc = nlp(doc)
+    assert [(s.start, s.end) for s in doc._.frames] == [(1, 2), (1, 3)]
+    assert doc._.frames[0]._.lexical_unit in ("give.v", None)
+
+
+def test_add_frame_at_run_time(trained_frames):
+    nlp = spacy.load(trained_frames)
+    fi = nlp.get_pipe("frame_identifier")
+    n = len(fi.index.names)
+    fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v", "bake.v"], parents=["Transfer"])
+    assert len(fi.index.names) == n + 1 and "Cooking" in fi.labels
+    assert fi.inventory.frames_for_lu("bake.v") == ["Cooking"]
+    doc = nlp.make_doc("They baked bread .")
+    doc.spans["targets"] = [doc[1:2]]
+    doc[1:2]._.lexical_unit = "bake.v"
+    doc = nlp(doc)
+    assert doc._.frames[0].label_ == "Cooking"  # the lexicon filter: the new LU's only frame
+    assert any(name == "Cooking" for name, _ in doc._.frames[0]._.frame_ranking) or len(fi.index.names) > 5
+    with pytest.raises(ValueError, match="Cooking"):
+        fi.add_frame("Cooking", "again")
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        assert "Cooking" in spacy.load(d).get_pipe("frame_identifier").labels
+
+
+def test_stage2_in_candidate_from_stage1(tiny_bert, toy_corpus, transformer_dir, trained_frames):
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{"paths.stage1": str(trained_frames)})
+    examples = examples_for(nlp)
+    optimizer = Adam(0.001)
+    fi = nlp.get_pipe("frame_identifier")
+    assert fi.cfg["objective"] == "in_candidate" and fi.index.is_ready(fi.inventory.names)
+    columns, candidates = fi._columns(["Giving"], ["give.v"])
+    # gold first, then the gold frame's Inheritance sibling, then random frames: 3 negatives
+    assert candidates.shape == (1, 4)
+    assert columns[candidates[0, 0]] == "Giving" and columns[candidates[0, 1]] == "Commerce_buy"
+    assert len(set(candidates[0])) == 4
+    before = fi.index.matrix.copy()
+    losses = {}
+    update(nlp, examples, optimizer, losses)
+    assert losses["frame_identifier"] > 0
+    numpy.testing.assert_array_equal(fi.index.matrix, before)  # frame encoder frozen: cache stays valid
+    with pytest.raises(FileNotFoundError, match="Train the previous stage first"):
+        fi.initialize(lambda: examples, nlp=nlp, init_from=str(toy_corpus))
+
+
+def test_scorer_counts():
+    nlp = spacy.blank("en")
+    install_extensions()
+    reference = toy_docs(nlp.vocab)[0]  # gave/Giving, gift/Giving
+    predicted = nlp.make_doc(reference.text)
+    group = SpanGroup(predicted, name="frames", attrs={"n_candidates": [2, 1]})
+    a = predicted.char_span(4, 8, label="Giving")
+    b = predicted.char_span(0, 3, label="Self_motion")  # not a gold target
+    a._.frame_ranking = [["Giving", 0.9], ["Transfer", 0.5]]
+    b._.frame_ranking = [["Self_motion", 0.9]]
+    group.extend([a, b])
+    predicted.spans["frames"] = group
+    scores = score_frame_identification([Example(predicted, reference)])
+    assert scores["frame_acc"] == 0.5 and scores["frame_r1"] == 0.5
+    assert scores["target_p"] == 0.5 and scores["target_r"] == 0.5
+    assert scores["frame_acc_ambiguous"] == 1.0
+    assert scores["frame_overall"] == pytest.approx(0.5)
