@@ -77,3 +77,38 @@ def annotate_cli(
     except (OSError, ValueError) as err:
         _fail(err)
     typer.echo(format_doc(doc))
+
+
+@app.command("evaluate-frames")
+def evaluate_frames_cli(
+    # fmt: off
+    model: str = Arg(..., help="Trained pipeline with a frame_identifier"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
+    fn15_dir: Path = Opt(Path("corpus/framenet15"), "--fn15", help="Converted FrameNet 1.5 corpus"),
+    fn17_dir: Optional[Path] = Opt(Path("corpus/framenet17"), "--fn17", help="Converted FrameNet 1.7 dev ('' to skip)"),
+    split: str = Opt("test", "--split", help="FN1.5 split to score: dev (tuning) or test (report once)"),
+    baseline: bool = Opt(True, "--baseline/--no-baseline", help="Also score the lookup-table baseline"),
+    # fmt: on
+):
+    """Frame identification (gold targets), target detection, FN1.7 dev, lookup baseline."""
+    import srsly
+
+    from ..evaluation import evaluate_frame_identifier
+
+    try:
+        result = evaluate_frame_identifier(model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, split, baseline)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    gold = result["fn15_gold_targets"]
+    typer.echo(
+        f"FN1.5 {split} (gold targets): Acc {gold['frame_acc']}  R@1 {gold['frame_r1']}  R@3 {gold['frame_r3']}  "
+        f"R@5 {gold['frame_r5']}  Overall {gold['frame_overall']}  ambiguous Acc {gold['frame_acc_ambiguous']}"
+    )
+    det = result["fn15_target_detection"]
+    typer.echo(f"target detection: P {det['target_p']}  R {det['target_r']}  F {det['target_f']}")
+    if "lookup_baseline" in result:
+        typer.echo(f"lookup baseline: Acc {result['lookup_baseline']['frame_acc']}  ambiguous {result['lookup_baseline']['frame_acc_ambiguous']}")
+    if result.get("fn17_dev"):
+        typer.echo(f"FN1.7 dev: {result['fn17_dev']}")

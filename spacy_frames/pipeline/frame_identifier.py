@@ -553,7 +553,7 @@ class FrameIdentifier(TrainablePipe):
                 f"[{self.name}] init_from: no trained {self.name} in '{path}' (expected {component_dir}/model). "
                 "Train the previous stage first."
             )
-        self._set_inventory(FrameInventory().from_disk(component_dir / "frames"))
+        self.set_inventory(FrameInventory().from_disk(component_dir / "frames"), reindex=False)
         self.index.from_disk(component_dir / "frame_index")
         self._load_model(component_dir / "model")
 
@@ -580,7 +580,7 @@ class FrameIdentifier(TrainablePipe):
         deserialize = {
             "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
             "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "frames": lambda b: self._set_inventory(FrameInventory().from_dict(srsly.json_loads(b))),
+            "frames": lambda b: self.set_inventory(FrameInventory().from_dict(srsly.json_loads(b)), reindex=False),
             "frame_index": lambda b: self.index.from_bytes(b),
             "model": lambda b: self.model.from_bytes(b),
         }
@@ -602,7 +602,7 @@ class FrameIdentifier(TrainablePipe):
         deserialize = {
             "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
             "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "frames": lambda p: self._set_inventory(FrameInventory().from_disk(p)),
+            "frames": lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
             "frame_index": lambda p: self.index.from_disk(p),
             "model": lambda p: self._load_model(p),
         }
@@ -613,9 +613,15 @@ class FrameIdentifier(TrainablePipe):
         with open(path, "rb") as file_:
             self.model.from_bytes(file_.read())
 
-    def _set_inventory(self, inventory: FrameInventory) -> None:
+    def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:
+        """Use another frame inventory (e.g. FrameNet 1.7's): frames, lexicon and
+        relations are replaced and every definition is encoded (no retraining)."""
         self.inventory = inventory
         self.lexicon = Lexicon(inventory)
+        if reindex:
+            self._refresh_frame_vectors()
+        else:
+            self.index.mark_stale()
 
 
 # -- scoring ------------------------------------------------------------------------------
