@@ -17,21 +17,14 @@ from typing import Any, Dict, Optional
 import srsly
 import typer
 
-from spacy_frames.corpora.framenet import convert_framenet15, convert_framenet17
+from spacy_frames.corpora.framenet import SPLIT_COUNT_KEYS, convert_framenet15, convert_framenet17
 
 Arg = typer.Argument
 Opt = typer.Option
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
 
-TABLE_COLUMNS = (
-    "docs",
-    "sentences",
-    "targets",
-    "skipped_targets",
-    "discontinuous_targets",
-    "multiword_targets",
-    "sentences_without_targets",
-)
+# the per-split counts, as the converter names them (its last one is a detail, not a column)
+TABLE_COLUMNS = ("docs",) + SPLIT_COUNT_KEYS[:-1]
 
 
 def print_summary(summary: Dict[str, Any]) -> None:

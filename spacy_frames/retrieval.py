@@ -1,6 +1,9 @@
 """FrameIndex: frame names + L2-normalised frame vectors, searched with FAISS.
 
-The matrix is the state (serialized as .npy + names); the FAISS IndexFlatIP is
+Each frame has an encoder vector (`base`, from its definition) and optionally a
+learned offset (`residual`, the "frame memory" trained in stage 2; zero for frames
+added later); the searched vectors are the L2-normalised sums. Base and residual
+are the state (serialized as .npy + names); the FAISS IndexFlatIP is
 derived from it (exact inner product; ~1.2k frames make that cheap), rebuilt
 lazily after loading or unpickling, never serialized (faiss pickling depends
 on the version and never covers GPU indexes).
@@ -16,6 +19,8 @@ import srsly
 class FrameIndex:
     def __init__(self) -> None:
         self.names: List[str] = []
+        self.base: Optional[numpy.ndarray] = None
+        self.residual: Optional[numpy.ndarray] = None
         self.matrix: Optional[numpy.ndarray] = None
         self._row = {}
         self._faiss = None
@@ -24,22 +29,34 @@ class FrameIndex:
     def clear(self) -> None:
         self.__init__()
 
-    def build(self, names: Sequence[str], matrix: numpy.ndarray) -> None:
-        matrix = numpy.ascontiguousarray(matrix, dtype="float32")
-        if len(names) != matrix.shape[0]:
-            raise ValueError(f"FrameIndex: {len(names)} names for {matrix.shape[0]} vectors")
+    def build(self, names: Sequence[str], base: numpy.ndarray, residual: Optional[numpy.ndarray] = None) -> None:
+        base = numpy.ascontiguousarray(base, dtype="float32")
+        if len(names) != base.shape[0]:
+            raise ValueError(f"FrameIndex: {len(names)} names for {base.shape[0]} vectors")
         self.names = list(names)
-        self.matrix = matrix
+        self.base = base
         self._row = {name: i for i, name in enumerate(self.names)}
-        self._faiss = None
         self._stale = False
+        self.set_residual(residual)
+
+    def set_residual(self, residual: Optional[numpy.ndarray]) -> None:
+        if residual is not None and residual.shape != self.base.shape:
+            raise ValueError(f"FrameIndex: residual {residual.shape} for vectors {self.base.shape}")
+        self.residual = None if residual is None else numpy.ascontiguousarray(residual, dtype="float32")
+        matrix = self.base if self.residual is None else self.base + self.residual
+        norms = numpy.linalg.norm(matrix, axis=1, keepdims=True) + 1e-8
+        self.matrix = numpy.ascontiguousarray(matrix / norms, dtype="float32")
+        self._faiss = None
 
     def add(self, names: Sequence[str], vectors: numpy.ndarray) -> None:
         clash = [n for n in names if n in self._row]
         if clash:
             raise ValueError(f"FrameIndex: frames already indexed: {clash}")
-        matrix = vectors if self.matrix is None else numpy.concatenate([self.matrix, vectors])
-        self.build(self.names + list(names), matrix)
+        base = vectors if self.base is None else numpy.concatenate([self.base, vectors])
+        residual = None
+        if self.residual is not None:
+            residual = numpy.concatenate([self.residual, numpy.zeros_like(vectors, dtype="float32")])
+        self.build(self.names + list(names), base, residual)
 
     def mark_stale(self) -> None:
         self._stale = True
@@ -64,23 +81,24 @@ class FrameIndex:
     def score(self, query: numpy.ndarray, names: Sequence[str]) -> numpy.ndarray:
         return self.vectors_for(names) @ query
 
-    def vectors_for(self, names: Sequence[str]) -> numpy.ndarray:
+    def rows(self, names: Sequence[str]) -> List[int]:
         try:
-            return self.matrix[[self._row[n] for n in names]]
+            return [self._row[n] for n in names]
         except KeyError as err:
             raise ValueError(f"FrameIndex: unknown frame {err.args[0]!r}") from None
 
-    # serialization: names + matrix; the FAISS index is derived
+    def vectors_for(self, names: Sequence[str]) -> numpy.ndarray:
+        return self.matrix[self.rows(names)]
+
+    # serialization: names + base (+ residual); the normalised matrix and FAISS are derived
     def to_bytes(self) -> bytes:
-        buffer = io.BytesIO()
-        numpy.save(buffer, self.matrix if self.matrix is not None else numpy.zeros((0, 0), dtype="float32"))
-        return srsly.msgpack_dumps({"names": self.names, "matrix": buffer.getvalue()})
+        return srsly.msgpack_dumps({"names": self.names, "base": _npy(self.base), "residual": _npy(self.residual)})
 
     def from_bytes(self, data: bytes) -> "FrameIndex":
         msg = srsly.msgpack_loads(data)
-        matrix = numpy.load(io.BytesIO(msg["matrix"]))
         if msg["names"]:
-            self.build(msg["names"], matrix)
+            residual = numpy.load(io.BytesIO(msg["residual"])) if msg.get("residual") else None
+            self.build(msg["names"], numpy.load(io.BytesIO(msg["base"])), residual)
         else:
             self.clear()
         return self
@@ -89,13 +107,18 @@ class FrameIndex:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "names.json", self.names)
-        numpy.save(path / "vectors.npy", self.matrix if self.matrix is not None else numpy.zeros((0, 0), dtype="float32"))
+        numpy.save(path / "vectors.npy", self.base if self.base is not None else numpy.zeros((0, 0), dtype="float32"))
+        if self.residual is not None:
+            numpy.save(path / "residual.npy", self.residual)
+        elif (path / "residual.npy").exists():
+            (path / "residual.npy").unlink()
 
     def from_disk(self, path) -> "FrameIndex":
         path = Path(path)
         names = srsly.read_json(path / "names.json")
         if names:
-            self.build(names, numpy.load(path / "vectors.npy"))
+            residual = numpy.load(path / "residual.npy") if (path / "residual.npy").exists() else None
+            self.build(names, numpy.load(path / "vectors.npy"), residual)
         else:
             self.clear()
         return self
@@ -104,3 +127,11 @@ class FrameIndex:
         state = dict(self.__dict__)
         state["_faiss"] = None
         return state
+
+
+def _npy(array: Optional[numpy.ndarray]) -> bytes:
+    if array is None:
+        return b""
+    buffer = io.BytesIO()
+    numpy.save(buffer, array)
+    return buffer.getvalue()

@@ -248,3 +248,41 @@ def test_scorer_counts():
     assert scores["target_p"] == 0.5 and scores["target_r"] == 0.5
     assert scores["frame_acc_ambiguous"] == 1.0
     assert scores["frame_overall"] == pytest.approx(0.5)
+
+
+def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_dir, trained_frames):
+    nlp = initialized(
+        tiny_bert, toy_corpus, transformer_dir, stage=2,
+        **{"paths.stage1": str(trained_frames), "components.frame_identifier.n_negatives": -1,
+           "components.frame_identifier.frame_memory": True},
+    )
+    fi = nlp.get_pipe("frame_identifier")
+    columns, candidates = fi._columns(["Giving"], ["give.v"])
+    assert columns == list(fi.inventory.names) and candidates is None  # every frame is a negative
+    assert fi.index.residual is None
+    base = fi.index.base.copy()
+    losses = {}
+    update(nlp, examples_for(nlp), Adam(0.001), losses)
+    assert fi.index.residual is not None and numpy.abs(fi.index.residual).max() > 0
+    numpy.testing.assert_array_equal(fi.index.base, base)  # definitions untouched: only the memory learns
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        reloaded = spacy.load(d).get_pipe("frame_identifier")
+        numpy.testing.assert_allclose(reloaded.index.matrix, fi.index.matrix, atol=1e-6)
+    # a frame added later starts from its definition alone
+    fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"])
+    assert not fi.index.residual[-1].any()
+
+
+def test_scorer_duplicate_gold_targets_match_once():
+    nlp = spacy.blank("en")
+    install_extensions()
+    reference = nlp.make_doc("She gave him a gift .")
+    reference.spans["targets"] = [reference.char_span(4, 8, label="Giving"), reference.char_span(4, 8, label="Transfer")]
+    predicted = nlp.make_doc(reference.text)
+    span = predicted.char_span(4, 8, label="Giving")
+    span._.frame_ranking = [["Giving", 0.9], ["Transfer", 0.8]]
+    predicted.spans["frames"] = [span]
+    scores = score_frame_identification([Example(predicted, reference)])
+    assert scores["target_p"] == 1.0 and scores["target_r"] == 0.5
+    assert scores["frame_acc"] == 0.5

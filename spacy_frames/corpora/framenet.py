@@ -553,6 +553,15 @@ def whitespace_tokens(text: str) -> List[TokenOffsets]:
     return [(m.start(), m.end(), None) for m in _NON_WS_RE.finditer(text)]
 
 
+def _strip_whitespace(text: str, start: int, end: int) -> Tuple[int, int]:
+    """Shrink [start, end) so it neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def _layer_tokens(text: str, labels: List[Tuple[int, int, str]]) -> Optional[List[TokenOffsets]]:
     """Tokens from a POS layer's labels ((start, end_exclusive, tag)), or None if the layer
     does not fit the text.
@@ -571,10 +580,7 @@ def _layer_tokens(text: str, labels: List[Tuple[int, int, str]]) -> Optional[Lis
             continue
         if start < 0 or end > len(text):
             return None
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
+        start, end = _strip_whitespace(text, start, end)
         if start == end:
             continue
         if tokens and start < tokens[-1][1]:
@@ -876,10 +882,7 @@ def _target_parts(doc: Doc, pieces: Sequence[Tuple[int, int]]) -> Optional[List[
     for start, end in pieces:
         if start < 0 or end > len(text) or start >= end:
             return None
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
+        start, end = _strip_whitespace(text, start, end)
         if start == end:
             return None
         span = doc.char_span(start, end, alignment_mode="expand")

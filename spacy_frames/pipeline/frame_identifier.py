@@ -79,6 +79,8 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "objective": "in_batch",
         "n_negatives": 15,
         "train_frame_encoder": True,
+        "frame_memory": False,
+        "frame_memory_lr_scale": 100.0,
         "loss": {"@losses": "spacy-frames.InfoNCE.v1", "temperature": 0.07},
         "detection_loss": {"@losses": "spacy-frames.BinaryCrossEntropy.v1", "pos_weight": 1.0},
         "detection_weight": 1.0,
@@ -111,6 +113,8 @@ def make_frame_identifier(
     objective: str,
     n_negatives: int,
     train_frame_encoder: bool,
+    frame_memory: bool,
+    frame_memory_lr_scale: float,
     loss: Callable,
     detection_loss: Callable,
     detection_weight: float,
@@ -128,9 +132,12 @@ def make_frame_identifier(
     oov_threshold (float): the same for tokens outside the lexicon (POS in oov_pos).
     oov_pos (List[str]): coarse POS of out-of-lexicon tokens considered as targets.
     objective (str): "in_batch" (stage 1) or "in_candidate" (stage 2).
-    n_negatives (int): negatives per target for "in_candidate".
+    n_negatives (int): negatives per target for "in_candidate"; -1: every frame.
     train_frame_encoder (bool): backpropagate into the frame encoder; when false
         the frame vectors are encoded once and cached.
+    frame_memory (bool): with cached frame vectors, learn an offset per frame
+        (added to its definition vector; frames added later start at zero).
+    frame_memory_lr_scale (float): learning-rate multiplier of the frame memory.
     loss (Callable): contrastive loss over cosine scores (spacy-frames.InfoNCE.v1).
     detection_loss (Callable): loss of the target detector.
     detection_weight (float): weight of the detection loss.
@@ -150,6 +157,8 @@ def make_frame_identifier(
         objective=objective,
         n_negatives=n_negatives,
         train_frame_encoder=train_frame_encoder,
+        frame_memory=frame_memory,
+        frame_memory_lr_scale=frame_memory_lr_scale,
         loss=loss,
         detection_loss=detection_loss,
         detection_weight=detection_weight,
@@ -196,6 +205,8 @@ class FrameIdentifier(TrainablePipe):
         objective: str = "in_batch",
         n_negatives: int = 15,
         train_frame_encoder: bool = True,
+        frame_memory: bool = False,
+        frame_memory_lr_scale: float = 100.0,
         loss: Optional[Callable] = None,
         detection_loss: Optional[Callable] = None,
         detection_weight: float = 1.0,
@@ -218,6 +229,8 @@ class FrameIdentifier(TrainablePipe):
             "objective": objective,
             "n_negatives": n_negatives,
             "train_frame_encoder": train_frame_encoder,
+            "frame_memory": frame_memory,
+            "frame_memory_lr_scale": frame_memory_lr_scale,
             "detection_weight": detection_weight,
         }
         self.loss = loss if loss is not None else InfoNCE(0.07)
@@ -227,6 +240,7 @@ class FrameIdentifier(TrainablePipe):
         self.lexicon = Lexicon(self.inventory)
         self.index = FrameIndex()
         self._rng = random.Random(0)
+        self._pending_memory: List[Tuple[Callable, Any]] = []
 
     # -- labels and frames -------------------------------------------------------------
     @property
@@ -425,8 +439,9 @@ class FrameIdentifier(TrainablePipe):
         set_dropout_rate(self.model, drop)
         token_indices = TargetBatch(docs, spans, [], []).token_indices(self.model.ops)
         (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, token_indices, texts))
+        bp_memory = None
         if not train_frames:
-            frame_vecs = self.model.ops.asarray(self.index.vectors_for(columns))
+            frame_vecs, bp_memory = self._cached_frame_vectors(columns)
         # rows of the gold targets among all targets: each doc lists its gold targets first
         gold_rows, start = [], 0
         for n, doc_spans in zip(n_gold, spans):
@@ -444,6 +459,9 @@ class FrameIdentifier(TrainablePipe):
             d_logits, det_loss = self.detection_loss(logits, self.model.ops.asarray1f(det_labels))
             d_logits = d_logits * weight
         backprop((d_targets, d_logits, d_frames if train_frames else None))
+        if bp_memory is not None and self.cfg["frame_memory"]:
+            # applied with the optimizer in finish_update (nlp.update passes sgd there)
+            self._pending_memory.append((bp_memory, d_frames))
         if sgd is not None:
             self.finish_update(sgd)
         if train_frames:
@@ -451,11 +469,34 @@ class FrameIdentifier(TrainablePipe):
         losses[self.name] += loss + weight * det_loss
         return losses
 
+    def _cached_frame_vectors(self, columns: List[str]):
+        """Cached frame vectors (definition vector + memory offset, normalised) and a
+        callback that applies the gradient to the memory offsets of these frames."""
+        from ..ml.frame_identifier import l2_normalize
+
+        ops = self.model.ops
+        rows = self.index.rows(columns)
+        pre = self.index.base[rows]
+        if self.index.residual is not None:
+            pre = pre + self.index.residual[rows]
+        vectors, bp_norm = l2_normalize(ops, ops.asarray(pre))
+
+        def update_memory(d_vectors, sgd: Optimizer) -> None:
+            residual = self.index.residual if self.index.residual is not None else numpy.zeros_like(self.index.base)
+            grad = numpy.zeros_like(residual)
+            numpy.add.at(grad, rows, ops.to_numpy(bp_norm(d_vectors)))
+            flat, _ = sgd((self.model.id, "frame_memory"), residual.ravel(), grad.ravel(), lr_scale=self.cfg["frame_memory_lr_scale"])
+            self.index.set_residual(ops.to_numpy(flat).reshape(residual.shape))
+
+        return vectors, update_memory
+
     def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
         """The frames to score and, for in-candidate learning, each target's candidate columns
         (gold first, then lexicon candidates, Inheritance siblings, random frames)."""
         if self.cfg["objective"] == "in_batch":
             return sorted(set(frames)), None
+        if self.cfg["n_negatives"] < 0:
+            return list(self.inventory.names), None
         n_cols = 1 + self.cfg["n_negatives"]
         names = self.inventory.names
         rows = []
@@ -559,6 +600,9 @@ class FrameIdentifier(TrainablePipe):
 
     def finish_update(self, sgd: Optimizer) -> None:
         self.model.finish_update(sgd)
+        for update_memory, d_frames in self._pending_memory:
+            update_memory(d_frames, sgd)
+        self._pending_memory = []
 
     # -- serialization ----------------------------------------------------------------
     def _ensure_index(self) -> None:
@@ -644,16 +688,19 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
             continue
         pred_group = eg.predicted.spans[spans_key] if spans_key in eg.predicted.spans else []
         n_candidates = pred_group.attrs.get("n_candidates", []) if len(pred_group) else []
-        predicted = {}
+        # offsets -> predicted spans; FrameNet sometimes annotates one target twice
+        # (two frames), so each prediction can match one gold target only
+        predicted: Dict[Tuple[int, int], List[Tuple[Span, int]]] = {}
         for i, span in enumerate(pred_group):
-            predicted[(span.start_char, span.end_char)] = (span, n_candidates[i] if i < len(n_candidates) else 0)
+            n_cands = n_candidates[i] if i < len(n_candidates) else 0
+            predicted.setdefault((span.start_char, span.end_char), []).append((span, n_cands))
         n_gold += len(gold)
-        n_pred += len(predicted)
+        n_pred += len(pred_group)
         for ref in gold:
-            found = predicted.get((ref.start_char, ref.end_char))
-            if found is None:
+            matches = predicted.get((ref.start_char, ref.end_char))
+            if not matches:
                 continue
-            span, n_cands = found
+            span, n_cands = matches.pop(0)
             n_match += 1
             ok = span.label_ == ref.label_
             correct += ok
