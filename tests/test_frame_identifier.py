@@ -272,6 +272,14 @@ def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_
     # a frame added later starts from its definition alone
     fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"])
     assert not fi.index.residual[-1].any()
+    # another inventory (say FN1.7): frames are re-encoded, learned offsets kept by name
+    giving = fi.index.residual[fi.index.rows(["Giving"])[0]].copy()
+    inventory = toy_inventory()
+    inventory.add_frame("Reading", "A Reader reads a Text.", lexical_units=["read.v"])
+    fi.set_inventory(inventory)
+    assert "Reading" in fi.index.names and "Cooking" not in fi.index.names
+    numpy.testing.assert_array_equal(fi.index.residual[fi.index.rows(["Giving"])[0]], giving)
+    assert not fi.index.residual[fi.index.rows(["Reading"])[0]].any()
 
 
 def test_scorer_duplicate_gold_targets_match_once():

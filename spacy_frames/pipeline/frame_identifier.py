@@ -360,8 +360,14 @@ class FrameIdentifier(TrainablePipe):
         return numpy.concatenate(chunks)
 
     def _refresh_frame_vectors(self) -> None:
+        """Encode every frame of the inventory; learned memory offsets are kept by frame name."""
         names = self.inventory.names
-        self.index.build(names, self._encode_frames(names))
+        residual = None
+        if self.index.residual is not None:
+            old = dict(zip(self.index.names, self.index.residual))
+            width = self.index.residual.shape[1]
+            residual = numpy.stack([old.get(n, numpy.zeros(width, dtype="float32")) for n in names]) if names else None
+        self.index.build(names, self._encode_frames(names), residual)
 
     # -- training -------------------------------------------------------------------------
     def _gold_targets(self, examples: Sequence[Example]) -> Tuple[List[List[Span]], List[List[str]], List[List[Optional[str]]]]:
