@@ -294,3 +294,33 @@ def test_scorer_duplicate_gold_targets_match_once():
     scores = score_frame_identification([Example(predicted, reference)])
     assert scores["target_p"] == 1.0 and scores["target_r"] == 0.5
     assert scores["frame_acc"] == 0.5
+
+
+def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
+    import shutil
+
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    fn15 = tmp_path / "framenet15"
+    shutil.copytree(toy_corpus, fn15)
+    for split in ("test", "exemplars"):
+        shutil.copy(fn15 / "dev.spacy", fn15 / f"{split}.spacy")
+    fn17 = tmp_path / "framenet17"
+    fn17.mkdir()
+    shutil.copy(fn15 / "dev.spacy", fn17 / "dev.spacy")
+    inventory = toy_inventory()
+    inventory.add_frame("Reading", "A Reader reads a Text.", lexical_units=["read.v"])
+    inventory.to_disk(fn17 / "frames.json")
+    out = tmp_path / "metrics.json"
+    result = CliRunner().invoke(app, ["evaluate-frames", str(trained_frames), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17)])
+    assert result.exit_code == 0, result.output
+    metrics = srsly.read_json(out)
+    gold = metrics["fn15_gold_targets"]
+    assert gold["targets"] == 8 and 0 <= gold["frame_acc"] <= 100 and gold["frame_r1"] is not None
+    assert metrics["lookup_baseline"]["frame_acc"] == 100.0  # train == test in the toy corpus
+    assert metrics["fn17_dev"]["targets"] == 8
+    assert metrics["fn17_dev_new_frame_or_lu"] is None  # no toy target is new in "1.7"
+    assert set(metrics["fn15_target_detection"]) == {"target_p", "target_r", "target_f", "frame_acc"}
