@@ -52,8 +52,11 @@ def subset(examples: Iterable[Example], keep) -> List[Example]:
         reference = eg.reference.copy()
         reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=s.label_) for s in gold]
         predicted = eg.predicted.copy()
+        offsets = {(g.start_char, g.end_char) for g in gold}
         predicted.spans[TARGETS_KEY] = [
-            s for s in eg.predicted.spans.get(TARGETS_KEY, []) if any(s.start_char == g.start_char and s.end_char == g.end_char for g in gold)
+            Span(predicted, s.start, s.end, label=s.label_)
+            for s in eg.predicted.spans.get(TARGETS_KEY, [])
+            if (s.start_char, s.end_char) in offsets
         ]
         out.append(Example(predicted, reference))
     return out
