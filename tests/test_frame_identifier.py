@@ -324,3 +324,12 @@ def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
     assert metrics["fn17_dev"]["targets"] == 8
     assert metrics["fn17_dev_new_frame_or_lu"] is None  # no toy target is new in "1.7"
     assert set(metrics["fn15_target_detection"]) == {"target_p", "target_r", "target_f", "frame_acc"}
+
+
+def test_detection_examples_skip_partial_docs(trained_nlp):
+    fi = trained_nlp.get_pipe("frame_identifier")
+    docs = [trained_nlp("She gave him a gift ."), trained_nlp("She gave him a gift .")]
+    golds = [[docs[0][1:2]], [docs[1][1:2]]]
+    spans, labels = fi._detection_examples(docs, golds, [False, True])
+    assert labels[0] == 1.0 and 0.0 in labels[: len(spans[0])]  # exhaustive doc: other candidates are negatives
+    assert len(spans[1]) == 1 and labels[-1] == 1.0  # partial doc (exemplar): only its gold target

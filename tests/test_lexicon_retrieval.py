@@ -7,7 +7,7 @@ from spacy.tokens import Doc
 
 from frames_toy import toy_docs, toy_inventory
 from spacy_frames.corpora.framenet import FrameInventory
-from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, sample_docbin
+from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, is_partial, sample_docbin
 from spacy_frames.lexicon import Lexicon, lu_words, target_lexical_unit
 from spacy_frames.retrieval import FrameIndex
 
@@ -71,6 +71,8 @@ def test_reader_copies_gold_targets_and_samples(tmp_path, toy_corpus):
     assert len(list(sample.get_docs(nlp.vocab))) == 3
     mixed = list(create_framenet_reader(str(toy_corpus / "train.spacy"), exemplars=str(toy_corpus / "dev.spacy"), max_exemplars=2)(nlp))
     assert len(mixed) == 8
+    # exemplar sentences annotate one LU: flagged so their other words are not used as negatives
+    assert [is_partial(eg.reference) for eg in mixed] == [False] * 6 + [True] * 2
     with pytest.raises(FileNotFoundError, match="project run convert"):
         create_framenet_reader(str(tmp_path / "missing.spacy"))
 

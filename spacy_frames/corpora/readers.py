@@ -51,7 +51,9 @@ class FrameNetCorpus:
             if self.limit:
                 docs = docs[: self.limit]
             if self.exemplars is not None:
-                docs += list(sample_docbin(self.exemplars, self.max_exemplars, self.seed).get_docs(vocab))
+                for doc in sample_docbin(self.exemplars, self.max_exemplars, self.seed).get_docs(vocab):
+                    mark_partial(doc, self.targets_key)
+                    docs.append(doc)
             if not docs:
                 raise ValueError(f"FrameNet corpus '{self.path}' holds no documents.")
             self._docs = docs
@@ -63,6 +65,20 @@ class FrameNetCorpus:
             if self.gold_targets:
                 copy_targets(reference, predicted, self.targets_key)
             yield Example(predicted, reference)
+
+
+PARTIAL = "partial"
+
+
+def mark_partial(doc: Doc, key: str = TARGETS_KEY) -> None:
+    """Flag a doc whose targets are not exhaustively annotated (an exemplar sentence
+    annotates one lexical unit): its other words are no evidence of 'not a target'."""
+    if key in doc.spans:
+        doc.spans[key].attrs[PARTIAL] = True
+
+
+def is_partial(doc: Doc, key: str = TARGETS_KEY) -> bool:
+    return key in doc.spans and bool(doc.spans[key].attrs.get(PARTIAL, False))
 
 
 def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY) -> None:

@@ -27,6 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..corpora.framenet import FrameInventory
+from ..corpora.readers import is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
@@ -401,14 +402,17 @@ class FrameIdentifier(TrainablePipe):
             lus.append(doc_lus)
         return spans, frames, lus
 
-    def _detection_examples(self, docs: List[Doc], gold_spans: List[List[Span]]) -> Tuple[List[List[Span]], List[float]]:
+    def _detection_examples(
+        self, docs: List[Doc], gold_spans: List[List[Span]], partial: List[bool]
+    ) -> Tuple[List[List[Span]], List[float]]:
         """Gold targets (label 1) plus lexicon candidates that are not targets (label 0),
-        in docs with at least one gold target: FrameNet leaves many sentences unannotated."""
+        in docs with at least one gold target (FrameNet leaves many sentences
+        unannotated) whose annotation is exhaustive (exemplars annotate one LU only)."""
         spans, labels = [], []
-        for doc, golds in zip(docs, gold_spans):
+        for doc, golds, is_partial_doc in zip(docs, gold_spans, partial):
             gold_offsets = {(s.start, s.end) for s in golds}
             extra = []
-            if golds:
+            if golds and not is_partial_doc:
                 for span, _ in self.lexicon.candidates(doc, oov_pos=self.cfg["oov_pos"]):
                     if (span.start, span.end) not in gold_offsets:
                         extra.append(span)
@@ -432,7 +436,8 @@ class FrameIdentifier(TrainablePipe):
         self._require_inventory()
         docs = [eg.predicted for eg in examples]
         gold_spans, gold_frames, gold_lus = self._gold_targets(examples)
-        spans, det_labels = self._detection_examples(docs, gold_spans)
+        partial = [is_partial(eg.reference, self.cfg["targets_key"]) for eg in examples]
+        spans, det_labels = self._detection_examples(docs, gold_spans, partial)
         n_gold = [len(g) for g in gold_spans]
         if not any(spans):
             return losses
