@@ -1,0 +1,67 @@
+"""Time the README's set-up command on a fresh clone in a fresh virtual environment.
+
+    python scripts/time_setup.py --output metrics/setup_timing.json
+
+Clones HEAD next to this checkout (so ../shared resolves the same), creates a new
+venv, runs the install part and then `spacy project run all` with it, and writes
+the wall times and peak memory. Takes several minutes; nothing in this checkout
+changes except the output file.
+"""
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]"'
+MAIN_JOB = "python -m spacy project run all"
+
+
+def run_timed(command: str, cwd: Path, env: dict) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    return round(time.perf_counter() - start, 1)
+
+
+def main(
+    output: Path = typer.Option(ROOT / "metrics" / "setup_timing.json", help="JSON file to write"),
+    clone_dir: Path = typer.Option(ROOT.parent / "spacy_frames_timing", help="Fresh clone (removed first)"),
+    venv_dir: Path = typer.Option(Path("/tmp/spacy_frames_timing_venv"), help="Fresh venv (removed first)"),
+):
+    for path in (clone_dir, venv_dir):
+        shutil.rmtree(path, ignore_errors=True)
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone_dir)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv_dir)], check=True)
+    env = dict(os.environ, PATH=f"{venv_dir / 'bin'}:{os.environ['PATH']}")
+    env.pop("PYTHONPATH", None)
+    install_s = run_timed(INSTALL, clone_dir, env)
+    main_s = run_timed(MAIN_JOB, clone_dir, env)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    result = {
+        "commit": commit,
+        "install_command": INSTALL,
+        "install_seconds": install_s,
+        "main_job_command": MAIN_JOB,
+        "main_job_seconds": main_s,
+        "total_seconds": round(install_s + main_s, 1),
+        # peak RSS of the largest child process (KiB on Linux)
+        "peak_child_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=2) + "\n")
+    typer.echo(json.dumps(result, indent=2))
+    shutil.rmtree(clone_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    typer.run(main)
