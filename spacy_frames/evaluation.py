@@ -16,7 +16,6 @@ from spacy.training import Example
 from .corpora.framenet import FrameInventory
 from .corpora.readers import create_framenet_reader
 from .extensions import TARGETS_KEY, install_extensions
-from .pipeline.frame_identifier import score_frame_identification
 
 
 def frame_examples(nlp: Language, path, gold_targets: bool) -> List[Example]:
@@ -35,11 +34,6 @@ def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64
 
 def _pct(value):
     return None if value is None else round(100 * value, 2)
-
-
-def use_inventory(nlp: Language, inventory: FrameInventory, name: str = "frame_identifier") -> None:
-    """Swap the frame inventory (e.g. FN1.7's) and re-encode every frame definition."""
-    nlp.get_pipe(name).set_inventory(inventory)
 
 
 def subset(examples: Iterable[Example], keep) -> List[Example]:
@@ -117,13 +111,12 @@ def evaluate_frame_identifier(
     raw = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=False)
     detection = evaluate_frames(nlp, raw)
     result["fn15_target_detection"] = {k: detection[k] for k in ("target_p", "target_r", "target_f", "frame_acc")}
+    fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     if baseline:
-        inventory = FrameInventory().from_disk(fn15_dir / "frames.json")
         counts = lu_frame_counts([fn15_dir / "train.spacy", fn15_dir / "exemplars.spacy"])
-        result["lookup_baseline"] = score_lookup_baseline(gold, counts, inventory)
+        result["lookup_baseline"] = score_lookup_baseline(gold, counts, fn15)
     if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
-        fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
-        use_inventory(nlp, FrameInventory().from_disk(fn17_dir / "frames.json"))
+        nlp.get_pipe("frame_identifier").set_inventory(FrameInventory().from_disk(fn17_dir / "frames.json"))
         dev17 = frame_examples(nlp, fn17_dir / "dev.spacy", gold_targets=True)
         result["fn17_dev"] = evaluate_frames(nlp, dev17)
 

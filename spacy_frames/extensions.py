@@ -6,6 +6,7 @@ the attributes exist in spawned ``n_process`` workers too. Stored values are pla
 str / list / float, which msgpack handles: they survive ``DocBin``
 (``store_user_data=True``), ``doc.to_bytes`` and multiprocessing.
 """
+from functools import partial
 from typing import List, Optional
 
 from spacy.tokens import Doc, Span
@@ -40,20 +41,12 @@ def _user_data_key(name: str, span: Span):
     return ("._.", name, span.start_char, span.end_char)
 
 
-def get_frame_ranking(span: Span):
-    return _as_lists(span.doc.user_data.get(_user_data_key("frame_ranking", span)))
+def get_list_value(name: str, span: Span):
+    return _as_lists(span.doc.user_data.get(_user_data_key(name, span)))
 
 
-def set_frame_ranking(span: Span, value) -> None:
-    span.doc.user_data[_user_data_key("frame_ranking", span)] = value
-
-
-def get_target_parts(span: Span):
-    return _as_lists(span.doc.user_data.get(_user_data_key("target_parts", span)))
-
-
-def set_target_parts(span: Span, value) -> None:
-    span.doc.user_data[_user_data_key("target_parts", span)] = value
+def set_value(name: str, span: Span, value) -> None:
+    span.doc.user_data[_user_data_key(name, span)] = value
 
 
 def install_extensions() -> None:
@@ -63,11 +56,15 @@ def install_extensions() -> None:
         Span.set_extension("frame", getter=get_span_frame)
     # [[frame, score], ...] over all frames, best first
     if not Span.has_extension("frame_ranking"):
-        Span.set_extension("frame_ranking", getter=get_frame_ranking, setter=set_frame_ranking)
+        Span.set_extension(
+            "frame_ranking", getter=partial(get_list_value, "frame_ranking"), setter=partial(set_value, "frame_ranking")
+        )
     # "lemma.pos" as FrameNet writes it ("get.v"), None when out of the lexicon
     if not Span.has_extension("lexical_unit"):
         Span.set_extension("lexical_unit", default=None)
     # [[start, end], ...] token offsets of the pieces of a discontinuous target
     # (the span itself covers first..last piece); None for contiguous targets
     if not Span.has_extension("target_parts"):
-        Span.set_extension("target_parts", getter=get_target_parts, setter=set_target_parts)
+        Span.set_extension(
+            "target_parts", getter=partial(get_list_value, "target_parts"), setter=partial(set_value, "target_parts")
+        )

@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import registry
 
@@ -81,25 +81,27 @@ def is_partial(doc: Doc, key: str = TARGETS_KEY) -> bool:
     return key in doc.spans and bool(doc.spans[key].attrs.get(PARTIAL, False))
 
 
+def align_target(ref: Span, predicted: Doc) -> Optional[Span]:
+    """`ref` (a target of another tokenisation of the same text) as a span of `predicted`,
+    aligned by characters, with its label, lexical unit and pieces; None if it cannot be."""
+    span = predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
+    if span is None:
+        return None
+    span._.lexical_unit = ref._.lexical_unit
+    if ref._.target_parts:
+        parts = []
+        for start, end in ref._.target_parts:
+            piece = predicted.char_span(ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand")
+            if piece is not None:
+                parts.append([piece.start, piece.end])
+        span._.target_parts = parts or None
+    return span
+
+
 def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY) -> None:
     """Put the reference's target spans (label, LU, pieces) on `predicted`, aligned by characters."""
-    group = SpanGroup(predicted, name=key)
-    for ref in reference.spans.get(key, []):
-        span = predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
-        if span is None:
-            continue
-        span._.lexical_unit = ref._.lexical_unit
-        if ref._.target_parts:
-            parts = []
-            for start, end in ref._.target_parts:
-                piece = predicted.char_span(
-                    reference[start].idx, reference[end - 1].idx + len(reference[end - 1]), alignment_mode="expand"
-                )
-                if piece is not None:
-                    parts.append([piece.start, piece.end])
-            span._.target_parts = parts or None
-        group.append(span)
-    predicted.spans[key] = group
+    aligned = (align_target(ref, predicted) for ref in reference.spans.get(key, []))
+    predicted.spans[key] = SpanGroup(predicted, name=key, spans=[span for span in aligned if span is not None])
 
 
 def sample_docbin(path: Path, n: int, seed: int) -> DocBin:

@@ -7,6 +7,7 @@ from typing import List
 import srsly
 import torch
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3
+from thinc.types import Floats2d
 
 
 class DefinitionEncoder(torch.nn.Module):
@@ -77,7 +78,7 @@ def deserialize_definition_encoder(module: DefinitionEncoder, data: bytes, devic
     return module.to(device)
 
 
-def build_definition_encoder_wrapper(max_length: int) -> Model[List[str], "Floats2d"]:  # noqa: F821
+def build_definition_encoder_wrapper(max_length: int) -> Model[List[str], Floats2d]:
     return PyTorchWrapper_v3(
         DefinitionEncoder(max_length),
         convert_inputs=convert_definition_inputs,

@@ -27,7 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..corpora.framenet import FrameInventory
-from ..corpora.readers import is_partial
+from ..corpora.readers import align_target, is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
@@ -279,7 +279,7 @@ class FrameIdentifier(TrainablePipe):
         spans, lus, preset = [], [], []
         for doc in docs:
             if key in doc.spans:
-                doc_spans = [s for s in doc.spans[key] if len(s) and 0 <= s.start < s.end <= len(doc)]
+                doc_spans = [s for s in doc.spans[key] if len(s)]  # empty spans are no targets
                 spans.append(doc_spans)
                 lus.append([s._.lexical_unit or target_lexical_unit(s) for s in doc_spans])
                 preset.append(True)
@@ -384,16 +384,9 @@ class FrameIdentifier(TrainablePipe):
                             f"[{self.name}] training target '{ref.text}' has frame '{ref.label_}', which is not "
                             "in the frame inventory. Add the frame (frames.json / add_frame) or drop the target."
                         )
-                    span = eg.predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
+                    span = align_target(ref, eg.predicted)
                     if span is None:
                         continue
-                    if ref._.target_parts:
-                        parts = []
-                        for start, end in ref._.target_parts:
-                            piece = eg.predicted.char_span(ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand")
-                            if piece is not None:
-                                parts.append([piece.start, piece.end])
-                        span._.target_parts = parts or None
                     doc_spans.append(span)
                     doc_frames.append(ref.label_)
                     doc_lus.append(ref._.lexical_unit)
@@ -550,9 +543,6 @@ class FrameIdentifier(TrainablePipe):
         d_targets = d_scores @ frame_vecs
         d_frames = d_scores.T @ targets
         return float(loss), d_targets, d_frames
-
-    def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
-        raise NotImplementedError("frame_identifier computes its loss inside update()")
 
     # -- initialization ---------------------------------------------------------------
     def initialize(
