@@ -12,7 +12,7 @@ import srsly
 import typer
 from spacy.util import load_config
 
-SETTINGS = ("objective", "n_negatives", "train_frame_encoder", "frame_memory", "frame_memory_lr_scale")
+SETTINGS = ("objective", "n_negatives", "train_frame_encoder", "share_frame_encoder", "frame_memory", "frame_memory_lr_scale")
 SCORES = ("frame_overall", "frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_acc_ambiguous")
 
 
@@ -28,6 +28,9 @@ def main(output: Path, runs: List[str]):
         row.update({k: component.get(k) for k in SETTINGS})
         row["temperature"] = component["loss"]["temperature"]
         row.update({k: round(100 * meta["performance"][k], 2) for k in SCORES if meta["performance"].get(k) is not None})
+        timing = Path(directory) / "timing.json"  # left by scripts/timed.py
+        if timing.exists():
+            row["minutes"] = srsly.read_json(timing)["minutes"]
         rows.append(row)
         typer.echo(row)
     output.parent.mkdir(parents=True, exist_ok=True)

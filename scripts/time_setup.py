@@ -57,6 +57,11 @@ def main(
         "machine": platform.machine(),
         "python": platform.python_version(),
     }
+    # the training steps time themselves (scripts/timed.py)
+    result["training_minutes"] = {
+        path.parent.name: json.loads(path.read_text())["minutes"]
+        for path in sorted((clone_dir / "training").glob("*/timing.json"))
+    }
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
     typer.echo(json.dumps(result, indent=2))

@@ -126,3 +126,87 @@ def evaluate_frame_identifier(
         new = subset(dev17, is_new)
         result["fn17_dev_new_frame_or_lu"] = evaluate_frames(nlp, new) if new else None
     return result
+
+
+# -- target detection thresholds (tuned on dev) ----------------------------------------------
+def detection_threshold_sweep(
+    nlp: Language,
+    examples: List[Example],
+    thresholds: Iterable[float],
+    oov_thresholds: Iterable[float],
+    batch_size: int = 64,
+) -> Dict:
+    """Target P/R/F on raw text for every pair (threshold, oov_threshold).
+
+    The pipeline runs once with both cut-offs at 0, so every lexicon candidate
+    comes back with its detector probability (`doc.spans["frames"].attrs["target_probs"]`);
+    the cut-offs are then applied offline. Counting follows the registered scorer:
+    spans match by characters, over docs with at least one gold target."""
+    pipe = nlp.get_pipe("frame_identifier")
+    saved = (pipe.cfg["threshold"], pipe.cfg["oov_threshold"])
+    pipe.cfg["threshold"] = pipe.cfg["oov_threshold"] = 0.0
+    docs_out = []
+    try:
+        annotated = nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size)
+        for eg, doc in zip(examples, annotated):
+            gold = Counter((s.start_char, s.end_char) for s in eg.reference.spans.get(TARGETS_KEY, []))
+            if not gold:
+                continue
+            group = doc.spans[pipe.cfg["spans_key"]]
+            probs = group.attrs.get("target_probs", [])
+            preds = [((s.start_char, s.end_char), p, s._.lexical_unit is not None) for s, p in zip(group, probs)]
+            docs_out.append((gold, preds))
+    finally:
+        pipe.cfg["threshold"], pipe.cfg["oov_threshold"] = saved
+    n_gold = sum(sum(g.values()) for g, _ in docs_out)
+    rows = []
+    for t in thresholds:
+        for t_oov in oov_thresholds:
+            n_pred = n_match = 0
+            for gold, preds in docs_out:
+                kept = Counter(o for o, p, in_lex in preds if p >= (t if in_lex else t_oov))
+                n_pred += sum(kept.values())
+                n_match += sum(min(c, gold[o]) for o, c in kept.items())
+            p = n_match / n_pred if n_pred else 0.0
+            r = n_match / n_gold if n_gold else 0.0
+            f = 2 * p * r / (p + r) if p + r else 0.0
+            rows.append({"threshold": round(t, 3), "oov_threshold": round(t_oov, 3),
+                         "target_p": _pct(p), "target_r": _pct(r), "target_f": _pct(f)})
+    best = max(rows, key=lambda row: row["target_f"])
+    return {"targets": n_gold, "best": best, "grid": rows}
+
+
+DEFAULT_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
+# 1.01 = never: no target outside the lexicon
+DEFAULT_OOV_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 1.01)
+
+
+def tune_detection(
+    model: str,
+    corpus: Path,
+    output_model: Optional[Path] = None,
+    thresholds: Iterable[float] = DEFAULT_THRESHOLDS,
+    oov_thresholds: Iterable[float] = DEFAULT_OOV_THRESHOLDS,
+) -> Dict:
+    """Choose the detector cut-offs with the best target F1 on `corpus` (a dev
+    set) and, if output_model is given, save the pipeline with them: in its
+    config and in the component's cfg, so loading either way agrees."""
+    install_extensions()
+    nlp = spacy.load(model)
+    if "frame_identifier" not in nlp.pipe_names:
+        raise ValueError(f"{model} has no frame_identifier component (pipeline: {nlp.pipe_names})")
+    examples = frame_examples(nlp, corpus, gold_targets=False)
+    result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds)
+    result.update({"model": str(model), "corpus": str(corpus)})
+    pipe = nlp.get_pipe("frame_identifier")
+    result["before"] = next(
+        (row for row in result["grid"] if row["threshold"] == pipe.cfg["threshold"] and row["oov_threshold"] == pipe.cfg["oov_threshold"]),
+        None,
+    )
+    if output_model is not None:
+        chosen = {"threshold": result["best"]["threshold"], "oov_threshold": result["best"]["oov_threshold"]}
+        tuned = spacy.load(model, config={"components": {"frame_identifier": chosen}})
+        tuned.get_pipe("frame_identifier").cfg.update(chosen)
+        tuned.to_disk(output_model)
+        result["saved"] = str(output_model)
+    return result

@@ -333,3 +333,83 @@ def test_detection_examples_skip_partial_docs(trained_nlp):
     spans, labels = fi._detection_examples(docs, golds, [False, True])
     assert labels[0] == 1.0 and 0.0 in labels[: len(spans[0])]  # exhaustive doc: other candidates are negatives
     assert len(spans[1]) == 1 and labels[-1] == 1.0  # partial doc (exemplar): only its gold target
+
+
+def test_target_probs_recorded_and_serialized(trained_nlp):
+    doc = trained_nlp("The teacher gave the student a book and handed over a gift.")
+    group = doc.spans["frames"]
+    probs = group.attrs["target_probs"]
+    assert len(probs) == len(group) == len(group.attrs["scores"]) == len(group.attrs["n_candidates"])
+    assert all(0.0 <= p <= 1.0 for p in probs)
+    cut = trained_nlp.get_pipe("frame_identifier").cfg["threshold"]
+    assert all(p >= cut for p, s in zip(probs, group) if s._.lexical_unit is not None)
+    restored = list(DocBin(docs=[doc], store_user_data=True).get_docs(trained_nlp.vocab))[0]
+    assert restored.spans["frames"].attrs["target_probs"] == probs
+
+
+def test_tune_detection_saves_chosen_cutoffs(trained_frames, toy_corpus, tmp_path):
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    out, saved = tmp_path / "detection.json", tmp_path / "tuned"
+    result = CliRunner().invoke(app, ["tune-detection", str(trained_frames), "-o", str(out),
+                                      "--corpus", str(toy_corpus / "dev.spacy"), "--output-model", str(saved)])
+    assert result.exit_code == 0, result.output
+    metrics = srsly.read_json(out)
+    grid = metrics["grid"]
+    assert metrics["targets"] == 8 and len(grid) == 19 * 8
+    assert metrics["best"]["target_f"] == max(row["target_f"] for row in grid)
+    # a lower cut-off never finds fewer targets
+    recall = {(round(r["threshold"], 2), round(r["oov_threshold"], 2)): r["target_r"] for r in grid}
+    assert recall[(0.05, 0.5)] >= recall[(0.95, 1.01)]
+    tuned = spacy.load(saved)
+    fi = tuned.get_pipe("frame_identifier")
+    chosen = (metrics["best"]["threshold"], metrics["best"]["oov_threshold"])
+    assert (fi.cfg["threshold"], fi.cfg["oov_threshold"]) == pytest.approx(chosen)
+    config = tuned.config["components"]["frame_identifier"]
+    assert (config["threshold"], config["oov_threshold"]) == pytest.approx(chosen)
+
+
+def test_tune_detection_rejects_pipeline_without_component(transformer_dir, toy_corpus, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    result = CliRunner().invoke(app, ["tune-detection", str(transformer_dir), "-o", str(tmp_path / "x.json"),
+                                      "--corpus", str(toy_corpus / "dev.spacy"), "--output-model", str(tmp_path / "m")])
+    assert result.exit_code == 1
+    assert "has no frame_identifier" in result.output
+    assert not (tmp_path / "m").exists() and not (tmp_path / "x.json").exists()
+
+
+def test_shared_frame_encoder_is_the_transformer_and_stepped_once(tiny_bert, toy_corpus, transformer_dir):
+    import torch
+
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, **{"components.frame_identifier.share_frame_encoder": True})
+    fi = nlp.get_pipe("frame_identifier")
+    trf_module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+    def_module = fi.model.get_ref("frame_encoder").layers[0].shims[0]._model
+    assert def_module.encoder is trf_module
+    examples = examples_for(nlp)
+    optimizer = Adam(0.001)
+    before = {n: p.detach().clone() for n, p in trf_module.named_parameters()}
+    for _ in range(3):
+        losses = {}
+        update(nlp, examples, optimizer, losses)
+    assert numpy.isfinite(losses["frame_identifier"])
+    changed = [n for n, p in trf_module.named_parameters() if not torch.equal(p, before[n])]
+    assert changed  # the transformer learned from both encoders' gradients
+    # only the transformer component's shim keeps optimizer state for the shared weights
+    def_shim_id = fi.model.get_ref("frame_encoder").layers[0].shims[0].id
+    assert not any(key[0] == def_shim_id and key[1].startswith("encoder.") for key in optimizer.mom1)
+    doc = nlp(gold_target_doc(nlp, examples[0].reference))
+    assert len(doc._.frames) == len(examples[0].reference.spans["targets"])
+
+
+def test_shared_frame_encoder_needs_a_transformer_listener(tiny_bert, toy_corpus, transformer_dir):
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir)
+    fi = nlp.get_pipe("frame_identifier")
+    with pytest.raises(ValueError, match="no transformer in the pipeline listens"):
+        fi._share_frame_encoder(spacy.blank("en"))

@@ -112,3 +112,32 @@ def evaluate_frames_cli(
         typer.echo(f"lookup baseline: Acc {result['lookup_baseline']['frame_acc']}  ambiguous {result['lookup_baseline']['frame_acc_ambiguous']}")
     if result.get("fn17_dev"):
         typer.echo(f"FN1.7 dev: {result['fn17_dev']}")
+
+
+@app.command("tune-detection")
+def tune_detection_cli(
+    # fmt: off
+    model: str = Arg(..., help="Trained pipeline with a frame_identifier"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write (the whole grid and the best cut-offs)"),
+    corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus the cut-offs are tuned on"),
+    output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen cut-offs here"),
+    # fmt: on
+):
+    """Tune the target detector's cut-offs (in-lexicon and out-of-lexicon) for F1 on dev."""
+    import json
+
+    from ..evaluation import tune_detection
+
+    try:
+        result = tune_detection(model, corpus, output_model)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    # the stdlib writes 0.95 as 0.95 (srsly's ujson: 0.9500000000000001)
+    output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
+    best, before = result["best"], result["before"]
+    if before:
+        typer.echo(f"before: threshold {before['threshold']} oov {before['oov_threshold']}: P {before['target_p']} R {before['target_r']} F {before['target_f']}")
+    typer.echo(f"best:   threshold {best['threshold']} oov {best['oov_threshold']}: P {best['target_p']} R {best['target_r']} F {best['target_f']}")
+    if output_model is not None:
+        typer.echo(f"saved to {output_model}")

@@ -37,6 +37,20 @@ class DefinitionEncoder(torch.nn.Module):
         return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
 
 
+def tie_definition_encoder(definition_wrapper: Model, transformer_wrapper: Model) -> None:
+    """Point the definition encoder at the transformer's Hugging Face module (both
+    thinc wrappers hold a PyTorchShim-like shim whose `_model` is the torch module);
+    the tokenizer stays the definition encoder's own."""
+    module = definition_wrapper.shims[0]._model
+    shared = transformer_wrapper.shims[0]._model
+    if module.encoder is not None and module.encoder.config.hidden_size != shared.config.hidden_size:
+        raise ValueError(
+            f"Cannot share weights: the frame encoder has width {module.encoder.config.hidden_size}, "
+            f"the transformer {shared.config.hidden_size}."
+        )
+    module.encoder = shared
+
+
 def convert_definition_inputs(model: Model, texts: List[str], is_train: bool):
     module = model.shims[0]._model
     if module.encoder is None:

@@ -80,6 +80,7 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "objective": "in_batch",
         "n_negatives": 15,
         "train_frame_encoder": True,
+        "share_frame_encoder": False,
         "frame_memory": False,
         "frame_memory_lr_scale": 100.0,
         "loss": {"@losses": "spacy-frames.InfoNCE.v1", "temperature": 0.07},
@@ -114,6 +115,7 @@ def make_frame_identifier(
     objective: str,
     n_negatives: int,
     train_frame_encoder: bool,
+    share_frame_encoder: bool,
     frame_memory: bool,
     frame_memory_lr_scale: float,
     loss: Callable,
@@ -136,6 +138,10 @@ def make_frame_identifier(
     n_negatives (int): negatives per target for "in_candidate"; -1: every frame.
     train_frame_encoder (bool): backpropagate into the frame encoder; when false
         the frame vectors are encoded once and cached.
+    share_frame_encoder (bool): tie the frame encoder's weights to the shared
+        transformer's during training (measured against separate weights in
+        metrics/frame_identifier_encoder_sharing.json). A saved pipeline holds
+        both copies, equal at saving time.
     frame_memory (bool): with cached frame vectors, learn an offset per frame
         (added to its definition vector; frames added later start at zero).
     frame_memory_lr_scale (float): learning-rate multiplier of the frame memory.
@@ -158,6 +164,7 @@ def make_frame_identifier(
         objective=objective,
         n_negatives=n_negatives,
         train_frame_encoder=train_frame_encoder,
+        share_frame_encoder=share_frame_encoder,
         frame_memory=frame_memory,
         frame_memory_lr_scale=frame_memory_lr_scale,
         loss=loss,
@@ -206,6 +213,7 @@ class FrameIdentifier(TrainablePipe):
         objective: str = "in_batch",
         n_negatives: int = 15,
         train_frame_encoder: bool = True,
+        share_frame_encoder: bool = False,
         frame_memory: bool = False,
         frame_memory_lr_scale: float = 100.0,
         loss: Optional[Callable] = None,
@@ -230,6 +238,7 @@ class FrameIdentifier(TrainablePipe):
             "objective": objective,
             "n_negatives": n_negatives,
             "train_frame_encoder": train_frame_encoder,
+            "share_frame_encoder": share_frame_encoder,
             "frame_memory": frame_memory,
             "frame_memory_lr_scale": frame_memory_lr_scale,
             "detection_weight": detection_weight,
@@ -242,6 +251,7 @@ class FrameIdentifier(TrainablePipe):
         self.index = FrameIndex()
         self._rng = random.Random(0)
         self._pending_memory: List[Tuple[Callable, Any]] = []
+        self._tied_to_transformer = False  # frame encoder = the shared transformer's torch module
 
     # -- labels and frames -------------------------------------------------------------
     @property
@@ -312,7 +322,7 @@ class FrameIdentifier(TrainablePipe):
             scores, ids = self.index.search(vectors, top_k)
         offset = 0
         for doc, spans, lus, preset in zip(batch.docs, batch.spans, batch.lexical_units, batch.preset):
-            group = SpanGroup(doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": []})
+            group = SpanGroup(doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": [], "target_probs": []})
             for i, (span, lu) in enumerate(zip(spans, lus)):
                 row = offset + i
                 in_lexicon = lu is not None and bool(self.inventory.frames_for_lu(lu))
@@ -336,6 +346,7 @@ class FrameIdentifier(TrainablePipe):
                 group.append(out)
                 group.attrs["scores"].append(round(score, 4))
                 group.attrs["n_candidates"].append(len(candidates))
+                group.attrs["target_probs"].append(round(float(probs[row]), 4))
             offset += len(spans)
             doc.spans[self.cfg["spans_key"]] = group
 
@@ -584,6 +595,10 @@ class FrameIdentifier(TrainablePipe):
         spans = [[doc[:1]] if len(doc) else [] for doc in sample]
         batch = TargetBatch(sample, spans, [], [])
         self.model.initialize(X=(sample, batch.token_indices(self.model.ops), [self.frame_text(self.inventory.names[0])]))
+        if self.cfg["share_frame_encoder"]:
+            if nlp is None:
+                raise ValueError(f"[{self.name}] share_frame_encoder needs the pipeline: call nlp.initialize().")
+            self._share_frame_encoder(nlp)
         self.index.clear()
 
     def _init_from(self, path: str) -> None:
@@ -599,8 +614,40 @@ class FrameIdentifier(TrainablePipe):
         self.index.from_disk(component_dir / "frame_index")
         self._load_model(component_dir / "model")
 
+    def _share_frame_encoder(self, nlp: Language) -> None:
+        """Make the frame encoder run the shared transformer's own torch module."""
+        from ..ml.torch_modules import tie_definition_encoder
+
+        # nlp.components, not nlp.pipeline: `spacy train` initializes with sourced components disabled
+        upstream_name = getattr(self.model.get_ref("tok2vec"), "upstream_name", None)
+        upstream = [
+            proc for name, proc in nlp.components
+            if self.name in getattr(proc, "listener_map", {})
+            or (hasattr(proc, "listener_map") and upstream_name in ("*", name))
+        ]
+        if not upstream:
+            raise ValueError(
+                f"[{self.name}] share_frame_encoder: no transformer in the pipeline listens for {self.name} "
+                f"(pipeline: {nlp.pipe_names})."
+            )
+        tie_definition_encoder(self.model.get_ref("frame_encoder").layers[0], upstream[0].model.layers[0])
+        self._tied_to_transformer = True
+
     def finish_update(self, sgd: Optimizer) -> None:
-        self.model.finish_update(sgd)
+        if not self._tied_to_transformer:
+            self.model.finish_update(sgd)
+        else:
+            # the tied weights' gradients (ours and the listener's) sit in the same
+            # torch tensors, which the transformer component steps: skip that shim here
+            tied = self.model.get_ref("frame_encoder").layers[0]
+            for node in self.model.walk():
+                if node is not tied:
+                    for shim in node.shims:
+                        shim.finish_update(sgd)
+                for name in node.param_names:
+                    if node.has_grad(name):
+                        param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name))
+                        node.set_param(name, param)
         for update_memory, d_frames in self._pending_memory:
             update_memory(d_frames, sgd)
         self._pending_memory = []

@@ -1,0 +1,42 @@
+"""The project's helper scripts: timing of training runs and its collection."""
+import subprocess
+import sys
+from pathlib import Path
+
+import srsly
+
+SCRIPTS = Path(__file__).parents[1] / "scripts"
+
+
+def run_script(name, *args):
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True)
+
+
+def test_timed_records_time_and_passes_exit_status(tmp_path):
+    out = tmp_path / "run" / "timing.json"
+    ok = run_script("timed.py", out, "--", sys.executable, "-c", "import time; time.sleep(0.2)")
+    assert ok.returncode == 0, ok.stderr
+    timing = srsly.read_json(out)
+    assert timing["exit_status"] == 0 and timing["seconds"] >= 0.2 and timing["peak_rss_mib"] > 0
+    failed = run_script("timed.py", tmp_path / "failed.json", "--", sys.executable, "-c", "raise SystemExit(3)")
+    assert failed.returncode == 3
+    assert not (tmp_path / "failed.json").exists()  # a failed run leaves no timing behind
+    usage = run_script("timed.py", out)
+    assert usage.returncode != 0 and "usage" in usage.stderr
+
+
+def test_collect_training_time_totals_and_budget(tmp_path):
+    for name, seconds, steps in (("stage1", 600.0, 300), ("stage2", 900.0, 1200)):
+        model = tmp_path / name / "model-last"
+        model.mkdir(parents=True)
+        (model / "config.cfg").write_text(f"[training]\nmax_steps = {steps}\n")
+        srsly.write_json(tmp_path / name / "timing.json", {
+            "seconds": seconds, "minutes": seconds / 60, "peak_rss_mib": 100.0, "cpu_count": 2, "finished": "now"})
+    out = tmp_path / "time.json"
+    result = run_script("collect_training_time.py", out, f"stage1={tmp_path / 'stage1'}", f"stage2={tmp_path / 'stage2'}", "--budget-minutes", 20)
+    assert result.returncode == 0, result.stderr
+    metrics = srsly.read_json(out)
+    assert metrics["total_minutes"] == 25.0 and metrics["within_budget"] is False
+    assert [r["seconds_per_step"] for r in metrics["runs"]] == [2.0, 0.75]
+    missing = run_script("collect_training_time.py", out, f"stage3={tmp_path / 'stage3'}")
+    assert missing.returncode != 0 and "timing.json does not exist" in missing.stderr
