@@ -10,7 +10,10 @@ from typing import List
 
 import srsly
 import typer
+from spacy.language import Language
 from spacy.util import load_config
+
+import spacy_frames.pipeline.frame_identifier  # noqa: F401  (registers the factory)
 
 SETTINGS = ("objective", "n_negatives", "train_frame_encoder", "share_frame_encoder", "frame_memory", "frame_memory_lr_scale")
 SCORES = ("frame_overall", "frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_acc_ambiguous")
@@ -25,7 +28,9 @@ def main(output: Path, runs: List[str]):
         config = load_config(model / "config.cfg", interpolate=False)
         component = config["components"]["frame_identifier"]
         row = {"run": name, "steps": config["training"]["max_steps"]}
-        row.update({k: component.get(k) for k in SETTINGS})
+        # a setting added after a run was trained takes the factory default
+        defaults = Language.get_factory_meta(component.get("factory", "frame_identifier")).default_config
+        row.update({k: component.get(k, defaults.get(k)) for k in SETTINGS})
         row["temperature"] = component["loss"]["temperature"]
         row.update({k: round(100 * meta["performance"][k], 2) for k in SCORES if meta["performance"].get(k) is not None})
         timing = Path(directory) / "timing.json"  # left by scripts/timed.py

@@ -40,3 +40,20 @@ def test_collect_training_time_totals_and_budget(tmp_path):
     assert [r["seconds_per_step"] for r in metrics["runs"]] == [2.0, 0.75]
     missing = run_script("collect_training_time.py", out, f"stage3={tmp_path / 'stage3'}")
     assert missing.returncode != 0 and "timing.json does not exist" in missing.stderr
+
+
+def test_frame_ablation_table(trained_frames, toy_corpus, tmp_path):
+    import shutil
+
+    fn15 = tmp_path / "framenet15"
+    shutil.copytree(toy_corpus, fn15)
+    for split in ("test", "exemplars"):
+        shutil.copy(fn15 / "dev.spacy", fn15 / f"{split}.spacy")
+    out = tmp_path / "ablation.json"
+    result = run_script("frame_ablation.py", out, f"L_B_only={trained_frames}", "--split", "test", "--fn15", fn15)
+    assert result.returncode == 0, result.stderr
+    table = srsly.read_json(out)
+    assert [row["run"] for row in table["runs"]] == ["lookup baseline", "L_B_only"]
+    baseline, model = table["runs"]
+    assert baseline["frame_acc"] == 100.0 and baseline["frame_r1"] is None  # train == test in the toy corpus
+    assert 0 <= model["frame_acc"] <= 100 and 0 <= model["frame_r1"] <= 100

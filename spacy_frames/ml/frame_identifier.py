@@ -5,9 +5,10 @@
   target's tokens, so the target vector is the max over its wordpieces;
 - frame encoder: its own transformer over "Frame_name | definition", mean-pooled
   (spacy-frames.DefinitionEncoder.v1). It is a separate copy of the base encoder,
-  not tied to the listener's weights: the listener only ever sees the pipeline's
-  documents, and a separate copy lets new frames be encoded at run time
-  (`add_frame`) without touching the document encoder;
+  not tied to the listener's weights (tying them, `share_frame_encoder`, was worse
+  on FN1.5 dev: metrics/frame_identifier_encoder_sharing.json), and a separate copy
+  lets new frames be encoded at run time (`add_frame`) without touching the
+  document encoder;
 - target detector: a linear score on the (unnormalised) target vector.
 
 The model maps (docs, targets, frame texts) to (L2-normalised target vectors,
