@@ -59,3 +59,13 @@ def write_toy_corpus(directory, vocab):
     DocBin(docs=docs, store_user_data=True).to_disk(directory / "dev.spacy")
     toy_inventory().to_disk(directory / "frames.json")
     return directory
+
+
+def toy_framenet15_dir(toy_corpus, directory):
+    """The toy corpus laid out like corpus/framenet15 (test and exemplars = dev)."""
+    import shutil
+
+    shutil.copytree(toy_corpus, directory)
+    for split in ("test", "exemplars"):
+        shutil.copy(directory / "dev.spacy", directory / f"{split}.spacy")
+    return directory

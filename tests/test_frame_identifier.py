@@ -302,12 +302,10 @@ def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
     import srsly
     from typer.testing import CliRunner
 
+    from frames_toy import toy_framenet15_dir
     from spacy_frames.cli import app
 
-    fn15 = tmp_path / "framenet15"
-    shutil.copytree(toy_corpus, fn15)
-    for split in ("test", "exemplars"):
-        shutil.copy(fn15 / "dev.spacy", fn15 / f"{split}.spacy")
+    fn15 = toy_framenet15_dir(toy_corpus, tmp_path / "framenet15")
     fn17 = tmp_path / "framenet17"
     fn17.mkdir()
     shutil.copy(fn15 / "dev.spacy", fn17 / "dev.spacy")

@@ -43,12 +43,9 @@ def test_collect_training_time_totals_and_budget(tmp_path):
 
 
 def test_frame_ablation_table(trained_frames, toy_corpus, tmp_path):
-    import shutil
+    from frames_toy import toy_framenet15_dir
 
-    fn15 = tmp_path / "framenet15"
-    shutil.copytree(toy_corpus, fn15)
-    for split in ("test", "exemplars"):
-        shutil.copy(fn15 / "dev.spacy", fn15 / f"{split}.spacy")
+    fn15 = toy_framenet15_dir(toy_corpus, tmp_path / "framenet15")
     out = tmp_path / "ablation.json"
     result = run_script("frame_ablation.py", out, f"L_B_only={trained_frames}", "--split", "test", "--fn15", fn15)
     assert result.returncode == 0, result.stderr
