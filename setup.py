@@ -30,7 +30,8 @@ setup(
     python_requires=">=3.9",
     packages=find_packages(include=["spacy_frames", "spacy_frames.*"]),
     install_requires=INSTALL_REQUIRES,
-    extras_require={"test": ["pytest>=8"]},
+    # plots written by project commands (PNG); the library itself never imports matplotlib
+    extras_require={"plots": ["matplotlib==3.11.2"], "test": ["pytest>=8", "matplotlib==3.11.2"]},
     entry_points={
         "spacy_factories": [
             "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",

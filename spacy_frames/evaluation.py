@@ -22,13 +22,18 @@ def frame_examples(nlp: Language, path, gold_targets: bool) -> List[Example]:
     return list(create_framenet_reader(str(path), gold_targets=gold_targets)(nlp))
 
 
-def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64) -> Dict[str, Optional[float]]:
+def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64, per_type: bool = False) -> Dict:
     scores = nlp.evaluate(examples, batch_size=batch_size)
     keys = ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous",
             "target_p", "target_r", "target_f")
     out = {k: _pct(scores.get(k)) for k in keys}
     out["targets"] = sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples)
     out["words_per_second"] = round(scores.get("speed", 0.0), 1)
+    if per_type:
+        out["frame_per_type"] = {
+            frame: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]}
+            for frame, s in scores.get("frame_per_type", {}).items()
+        }
     return out
 
 
@@ -107,7 +112,7 @@ def evaluate_frame_identifier(
     nlp = spacy.load(model)
     result: Dict = {"model": str(model), "split": f"framenet15/{split}"}
     gold = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=True)
-    result["fn15_gold_targets"] = evaluate_frames(nlp, gold)
+    result["fn15_gold_targets"] = evaluate_frames(nlp, gold, per_type=True)
     raw = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=False)
     detection = evaluate_frames(nlp, raw)
     result["fn15_target_detection"] = {k: detection[k] for k in ("target_p", "target_r", "target_f", "frame_acc")}

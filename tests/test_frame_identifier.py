@@ -248,6 +248,10 @@ def test_scorer_counts():
     assert scores["target_p"] == 0.5 and scores["target_r"] == 0.5
     assert scores["frame_acc_ambiguous"] == 1.0
     assert scores["frame_overall"] == pytest.approx(0.5)
+    per_type = scores["frame_per_type"]
+    assert set(per_type) == {"Giving", "Self_motion"}
+    assert per_type["Giving"] == pytest.approx({"p": 1.0, "r": 0.5, "f": 2 / 3, "n": 2})
+    assert per_type["Self_motion"] == {"p": 0.0, "r": 0.0, "f": 0.0, "n": 0}
 
 
 def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_dir, trained_frames):
@@ -322,6 +326,9 @@ def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
     assert metrics["fn17_dev"]["targets"] == 8
     assert metrics["fn17_dev_new_frame_or_lu"] is None  # no toy target is new in "1.7"
     assert set(metrics["fn15_target_detection"]) == {"target_p", "target_r", "target_f", "frame_acc"}
+    per_type = gold["frame_per_type"]
+    assert sum(s["n"] for s in per_type.values()) == 8
+    assert all(0 <= s["f"] <= 100 for s in per_type.values())
 
 
 def test_detection_examples_skip_partial_docs(trained_nlp):

@@ -54,3 +54,17 @@ def test_frame_ablation_table(trained_frames, toy_corpus, tmp_path):
     baseline, model = table["runs"]
     assert baseline["frame_acc"] == 100.0 and baseline["frame_r1"] is None  # train == test in the toy corpus
     assert 0 <= model["frame_acc"] <= 100 and 0 <= model["frame_r1"] <= 100
+
+
+def test_plot_frame_f1_writes_png(tmp_path):
+    per_type = {f"Frame_{i}": {"p": 50.0, "r": 40.0, "f": 44.4, "n": 10 - i} for i in range(5)}
+    metrics = tmp_path / "frame_identifier.json"
+    srsly.write_json(metrics, {"split": "toy", "fn15_gold_targets": {"frame_acc": 80.0, "frame_per_type": per_type}})
+    png = tmp_path / "plots" / "f1.png"
+    result = run_script("plot_frame_f1.py", metrics, png, "--top", 3)
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    srsly.write_json(metrics, {"fn15_gold_targets": {"frame_acc": 80.0}})
+    missing = run_script("plot_frame_f1.py", metrics, tmp_path / "none.png")
+    assert missing.returncode == 1 and "no fn15_gold_targets.frame_per_type" in missing.stderr
+    assert not (tmp_path / "none.png").exists()

@@ -13,6 +13,7 @@ Training is coarse-to-fine, one spaCy config per stage:
   `n_negatives` (stage 2).
 """
 import random
+from collections import Counter, defaultdict
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -717,7 +718,7 @@ class FrameIdentifier(TrainablePipe):
 
 
 # -- scoring ------------------------------------------------------------------------------
-def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Optional[float]]:
+def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Any]:
     """Frame identification against gold targets, and target detection.
 
     Acc: predicted frame == gold over all gold targets (a target the pipeline did
@@ -726,8 +727,11 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
     R@1; ambiguous: Acc over targets whose lexical unit has several candidate
     frames. Target P/R/F compare target spans by characters, over docs that have
     at least one gold target (FrameNet leaves many sentences unannotated).
+    frame_per_type: P/R/F of each frame label (a target found with the wrong
+    frame, or not found, is a miss of its gold frame) and its gold count n.
     """
     n_gold = n_pred = n_match = 0
+    per_frame: Dict[str, Counter] = defaultdict(Counter)  # frame -> tp / fp / n
     correct = ambiguous = ambiguous_correct = 0
     hits = {1: 0, 3: 0, 5: 0}
     for eg in examples:
@@ -744,7 +748,10 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
             predicted.setdefault((span.start_char, span.end_char), []).append((span, n_cands))
         n_gold += len(gold)
         n_pred += len(pred_group)
+        for span in pred_group:
+            per_frame[span.label_]["pred"] += 1
         for ref in gold:
+            per_frame[ref.label_]["n"] += 1
             matches = predicted.get((ref.start_char, ref.end_char))
             if not matches:
                 continue
@@ -752,6 +759,7 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
             n_match += 1
             ok = span.label_ == ref.label_
             correct += ok
+            per_frame[ref.label_]["tp"] += ok
             if n_cands > 1:
                 ambiguous += 1
                 ambiguous_correct += ok
@@ -759,7 +767,9 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
             for k in hits:
                 hits[k] += ref.label_ in ranked[:k]
     if n_gold == 0:
-        return {k: None for k in ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous", "target_p", "target_r", "target_f")}
+        empty: Dict[str, Any] = {k: None for k in ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous", "target_p", "target_r", "target_f")}
+        empty["frame_per_type"] = {}
+        return empty
     acc = correct / n_gold
     r1 = hits[1] / n_gold
     p = n_match / n_pred if n_pred else 0.0
@@ -774,7 +784,14 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
         "target_p": p,
         "target_r": r,
         "target_f": 2 * p * r / (p + r) if p + r else 0.0,
+        "frame_per_type": {frame: _prf(c["tp"], c["pred"], c["n"]) for frame, c in sorted(per_frame.items())},
     }
+
+
+def _prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "n": n_gold}
 
 
 @util.registry.scorers("spacy-frames.frame_identifier_scorer.v1")
