@@ -12,6 +12,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import DocBin, Span
 from spacy.training import Example
+from spacy.util import load_config
 
 from .corpora.framenet import FrameInventory
 from .corpora.readers import create_framenet_reader
@@ -194,8 +195,9 @@ def tune_detection(
     oov_thresholds: Iterable[float] = DEFAULT_OOV_THRESHOLDS,
 ) -> Dict:
     """Choose the detector cut-offs with the best target F1 on `corpus` (a dev
-    set) and, if output_model is given, save the pipeline with them: in its
-    config and in the component's cfg, so loading either way agrees."""
+    set) and, if output_model is given, save the pipeline with them: in the
+    component's cfg (what a loaded pipeline uses) and in config.cfg (what a
+    reader of the pipeline sees), so the two agree."""
     install_extensions()
     nlp = spacy.load(model)
     if "frame_identifier" not in nlp.pipe_names:
@@ -210,8 +212,11 @@ def tune_detection(
     )
     if output_model is not None:
         chosen = {"threshold": result["best"]["threshold"], "oov_threshold": result["best"]["oov_threshold"]}
-        tuned = spacy.load(model, config={"components": {"frame_identifier": chosen}})
-        tuned.get_pipe("frame_identifier").cfg.update(chosen)
-        tuned.to_disk(output_model)
+        pipe.cfg.update(chosen)
+        nlp.to_disk(output_model)
+        # config.cfg holds the factory settings: override them the way `spacy train` does
+        config_path = Path(output_model) / "config.cfg"
+        overrides = {f"components.frame_identifier.{key}": value for key, value in chosen.items()}
+        load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
         result["saved"] = str(output_model)
     return result

@@ -23,7 +23,6 @@ PTB_TO_FN = (
     ("VB", "v"), ("MD", "v"), ("NN", "n"), ("JJ", "a"), ("RB", "adv"), ("IN", "prep"), ("TO", "prep"),
     ("CD", "num"), ("CC", "c"), ("UH", "intj"), ("DT", "art"), ("PRP", "pron"), ("WP", "pron"),
 )
-FN_TO_UPOS = {"v": "VERB", "n": "NOUN", "a": "ADJ", "adv": "ADV", "prep": "ADP", "num": "NUM"}
 _OPTIONAL = re.compile(r"[\(\[][^\)\]]*[\)\]]+")
 
 
@@ -73,9 +72,6 @@ class Lexicon:
                     self.multi.setdefault(words[0], []).append((words, lu))
         for entries in self.multi.values():
             entries.sort(key=lambda entry: -len(entry[0]))
-
-    def __len__(self) -> int:
-        return len(self.single) + sum(len(v) for v in self.multi.values())
 
     def lookup(self, token) -> Optional[str]:
         pos = fn_pos(token)

@@ -71,23 +71,25 @@ class BinaryCrossEntropy(Loss):
         self.pos_weight = pos_weight
 
     def __call__(self, guesses: Floats1d, truths: Floats1d) -> Tuple[Floats1d, float]:
-        return self.get_grad(guesses, truths), self.get_loss(guesses, truths)
+        return self._compute(guesses, truths)
 
     def get_grad(self, guesses: Floats1d, truths: Floats1d) -> Floats1d:
-        xp = get_array_module(guesses)
-        truths = xp.asarray(truths, dtype=guesses.dtype)
-        probs = _sigmoid(xp, guesses)
-        weight = 1.0 + (self.pos_weight - 1.0) * truths
-        return (weight * (probs - truths) / max(guesses.size, 1)).astype(guesses.dtype)
+        return self._compute(guesses, truths)[0]
 
     def get_loss(self, guesses: Floats1d, truths: Floats1d) -> float:
+        return self._compute(guesses, truths)[1]
+
+    def _compute(self, guesses: Floats1d, truths: Floats1d) -> Tuple[Floats1d, float]:
         xp = get_array_module(guesses)
         truths = xp.asarray(truths, dtype=guesses.dtype)
+        weight = 1.0 + (self.pos_weight - 1.0) * truths
+        n = max(guesses.size, 1)
+        grad = (weight * (_sigmoid(xp, guesses) - truths) / n).astype(guesses.dtype)
         # log(1 + e^-|x|) formulation: stable for large |x|
         log_p = -xp.logaddexp(0, -guesses)
         log_not_p = -xp.logaddexp(0, guesses)
-        weight = 1.0 + (self.pos_weight - 1.0) * truths
-        return float(-(weight * (truths * log_p + (1 - truths) * log_not_p)).sum()) / max(guesses.size, 1)
+        loss = float(-(weight * (truths * log_p + (1 - truths) * log_not_p)).sum()) / n
+        return grad, loss
 
 
 def _sigmoid(xp, x):

@@ -576,11 +576,10 @@ class FrameIdentifier(TrainablePipe):
             raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
         validate_get_examples(get_examples, "FrameIdentifier.initialize")
         if frames is not None:
-            self.inventory = frames()
+            self.set_inventory(frames(), reindex=False)
         if init_from is not None:
             self._init_from(init_from)
         self._require_inventory()
-        self.lexicon = Lexicon(self.inventory)
         unknown = set()
         for eg in get_examples():
             if self.cfg["targets_key"] in eg.reference.spans:
