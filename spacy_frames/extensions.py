@@ -68,3 +68,9 @@ def install_extensions() -> None:
         Span.set_extension(
             "target_parts", getter=partial(get_list_value, "target_parts"), setter=partial(set_value, "target_parts")
         )
+    # frame_inducer: the nearest induced cluster ("F0042") and the FrameNet frame most
+    # common among that cluster's known instances (None when it has none)
+    if not Span.has_extension("induced_frame"):
+        Span.set_extension("induced_frame", default=None)
+    if not Span.has_extension("induced_frame_label"):
+        Span.set_extension("induced_frame_label", default=None)

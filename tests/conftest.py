@@ -107,3 +107,37 @@ def trained_frames(tiny_bert, toy_corpus, transformer_dir, tmp_path_factory):
     frames_config(tiny_bert, toy_corpus, **{"paths.transformer": str(transformer_dir)}).to_disk(config_path)
     train(config_path, output, overrides={"training.max_steps": 40, "training.eval_frequency": 20})
     return output / "model-last"
+
+
+@pytest.fixture(scope="session")
+def toy_folds(tmp_path_factory):
+    import spacy
+
+    from inducer_toy import write_toy_folds
+
+    return write_toy_folds(tmp_path_factory.mktemp("toy_folds"), spacy.blank("en").vocab)
+
+
+def inducer_config(tiny_bert, toy_folds, transformer_dir, **overrides):
+    import spacy
+
+    paths = {
+        "paths.encoder": str(tiny_bert),
+        "paths.transformer": str(transformer_dir),
+        "paths.train": [str(toy_folds / "fold0.spacy")],
+        "paths.dev": [str(toy_folds / "fold1.spacy")],
+    }
+    paths.update(overrides)
+    return spacy.util.load_config(TEST_CONFIG_DIR / "inducer.cfg", overrides=paths)
+
+
+@pytest.fixture(scope="session")
+def trained_inducer(tiny_bert, toy_folds, transformer_dir, tmp_path_factory):
+    """frame_inducer trained on the toy instances with `spacy train` (tiny twin config)."""
+    from spacy.cli.train import train
+
+    output = tmp_path_factory.mktemp("inducer")
+    config_path = output / "config.cfg"
+    inducer_config(tiny_bert, toy_folds, transformer_dir).to_disk(config_path)
+    train(config_path, output, overrides={"training.max_steps": 20, "training.eval_frequency": 10})
+    return output / "model-last"

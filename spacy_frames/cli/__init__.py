@@ -141,3 +141,29 @@ def tune_detection_cli(
     typer.echo(f"best:   threshold {best['threshold']} oov {best['oov_threshold']}: P {best['target_p']} R {best['target_r']} F {best['target_f']}")
     if output_model is not None:
         typer.echo(f"saved to {output_model}")
+
+
+@app.command("induce")
+def induce_cli(
+    # fmt: off
+    model: str = Arg(..., help="Pipeline with a frame_inducer"),
+    input_path: Path = Arg(..., help=".spacy corpus whose targets are clustered"),
+    output_path: Path = Arg(..., help=".spacy file written with span._.induced_frame set"),
+    method: str = Opt("two-step", "--method", "-m", help="two-step | one-step | faiss"),
+    dev: Optional[Path] = Opt(None, "--dev", help="Gold-labelled corpus the stopping criterion is calibrated on"),
+    calibrate_on_input: bool = Opt(False, "--calibrate-on-input", help="Calibrate on the input's own gold frames"),
+    store_centroids: Optional[Path] = Opt(None, "--store-centroids", help="Save the pipeline with these clusters as centroids here"),
+    batch_size: int = Opt(64, "--batch-size"),
+    # fmt: on
+):
+    """Embed every target of a corpus, cluster them and write induced frames (optionally as centroids)."""
+    import json
+
+    from .induce import induce
+
+    try:
+        result = induce(model, input_path, output_path, method=method, dev=dev, calibrate_on_input=calibrate_on_input,
+                        store_centroids=store_centroids, batch_size=batch_size)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    typer.echo(json.dumps(result, indent=1))

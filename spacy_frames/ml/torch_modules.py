@@ -37,6 +37,18 @@ class DefinitionEncoder(torch.nn.Module):
         return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
 
 
+class MaskedTargetEncoder(DefinitionEncoder):
+    """The same encoder over texts whose target is replaced by the mask token:
+    returns the last layer's vector at the (first) mask token (v_mask, Yamada et al. 2021)."""
+
+    def forward(self, input_ids, attention_mask):
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        is_mask = input_ids == self.tokenizer.mask_token_id
+        # first mask per row; a row whose mask was truncated away falls back to [CLS]
+        positions = torch.where(is_mask.any(1), is_mask.int().argmax(1), torch.zeros_like(input_ids[:, 0]))
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), positions]
+
+
 def tie_definition_encoder(definition_wrapper: Model, transformer_wrapper: Model) -> None:
     """Point the definition encoder at the transformer's Hugging Face module (both
     thinc wrappers hold a PyTorchShim-like shim whose `_model` is the torch module);
@@ -54,7 +66,7 @@ def tie_definition_encoder(definition_wrapper: Model, transformer_wrapper: Model
 def convert_definition_inputs(model: Model, texts: List[str], is_train: bool):
     module = model.shims[0]._model
     if module.encoder is None:
-        raise ValueError("The frame definition encoder is not initialized: call nlp.initialize() first.")
+        raise ValueError(f"The {type(module).__name__} is not initialized: call nlp.initialize() first.")
     batch = module.tokenizer(
         list(texts), padding=True, truncation=True, max_length=module.max_length, return_tensors="pt"
     )
@@ -92,9 +104,9 @@ def deserialize_definition_encoder(module: DefinitionEncoder, data: bytes, devic
     return module.to(device)
 
 
-def build_definition_encoder_wrapper(max_length: int) -> Model[List[str], Floats2d]:
+def build_definition_encoder_wrapper(max_length: int, module_class=DefinitionEncoder) -> Model[List[str], Floats2d]:
     return PyTorchWrapper_v3(
-        DefinitionEncoder(max_length),
+        module_class(max_length),
         convert_inputs=convert_definition_inputs,
         serialize_model=serialize_definition_encoder,
         deserialize_model=deserialize_definition_encoder,

@@ -33,6 +33,7 @@ from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
 from ..retrieval import FrameIndex
+from .sharing import finish_update_skipping, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -616,38 +617,17 @@ class FrameIdentifier(TrainablePipe):
 
     def _share_frame_encoder(self, nlp: Language) -> None:
         """Make the frame encoder run the shared transformer's own torch module."""
-        from ..ml.torch_modules import tie_definition_encoder
-
-        # nlp.components, not nlp.pipeline: `spacy train` initializes with sourced components disabled
-        upstream_name = getattr(self.model.get_ref("tok2vec"), "upstream_name", None)
-        upstream = [
-            proc for name, proc in nlp.components
-            if self.name in getattr(proc, "listener_map", {})
-            or (hasattr(proc, "listener_map") and upstream_name in ("*", name))
-        ]
-        if not upstream:
-            raise ValueError(
-                f"[{self.name}] share_frame_encoder: no transformer in the pipeline listens for {self.name} "
-                f"(pipeline: {nlp.pipe_names})."
-            )
-        tie_definition_encoder(self.model.get_ref("frame_encoder").layers[0], upstream[0].model.layers[0])
+        try:
+            tie_to_transformer(self.model.get_ref("frame_encoder").layers[0], nlp, self.name, self.model.get_ref("tok2vec"))
+        except ValueError as err:
+            raise ValueError(f"share_frame_encoder: {err}") from None
         self._tied_to_transformer = True
 
     def finish_update(self, sgd: Optimizer) -> None:
-        if not self._tied_to_transformer:
-            self.model.finish_update(sgd)
-        else:
-            # the tied weights' gradients (ours and the listener's) sit in the same
-            # torch tensors, which the transformer component steps: skip that shim here
-            tied = self.model.get_ref("frame_encoder").layers[0]
-            for node in self.model.walk():
-                if node is not tied:
-                    for shim in node.shims:
-                        shim.finish_update(sgd)
-                for name in node.param_names:
-                    if node.has_grad(name):
-                        param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name))
-                        node.set_param(name, param)
+        # the tied weights' gradients (ours and the listener's) sit in the same
+        # torch tensors, which the transformer component steps: skip that shim here
+        tied = self.model.get_ref("frame_encoder").layers[0] if self._tied_to_transformer else None
+        finish_update_skipping(self.model, sgd, tied)
         for update_memory, d_frames in self._pending_memory:
             update_memory(d_frames, sgd)
         self._pending_memory = []

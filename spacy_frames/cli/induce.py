@@ -1,0 +1,109 @@
+"""`spacy-frames induce MODEL INPUT.spacy OUTPUT.spacy`: cluster the targets of a corpus.
+
+Every target the pipeline's frame_inducer handles (its POS list; from
+`doc.spans["frames"]`, else `doc.spans["targets"]`) is embedded, the targets are
+clustered (two-step, one-step or the FAISS path for large corpora), and the docs are
+written back with `span._.induced_frame` (and `span._.induced_frame_label`, the most
+common gold frame of the cluster when the input has gold frames). With
+`store_centroids`, the pipeline is saved with these clusters as its centroids, so
+`nlp(text)` assigns new targets to them.
+
+The stopping criterion of each method is calibrated on a corpus with gold frames:
+`dev` (instances in the same format), or the input itself when `calibrate_on_input`
+(e.g. the training instances of the packaged inducer), or else the calibration stored
+with the pipeline's centroids.
+"""
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import numpy
+
+from ..clustering import METHODS
+
+
+def induce(
+    model: str,
+    input_path: Path,
+    output_path: Path,
+    *,
+    method: str = "two-step",
+    dev: Optional[Path] = None,
+    calibrate_on_input: bool = False,
+    store_centroids: Optional[Path] = None,
+    batch_size: int = 64,
+    progress: bool = True,
+    seed: int = 0,
+) -> Dict[str, Any]:
+    import spacy
+    from spacy.tokens import DocBin
+
+    from ..clustering import calibrate, cluster, cluster_scores
+    from ..extensions import install_extensions
+    from ..induction_eval import embed_targets, get_inducer, target_lemma
+
+    if method not in METHODS:
+        raise ValueError(f"Unknown clustering method {method!r}: choose one of {', '.join(METHODS)}.")
+    input_path = Path(input_path)
+    if not input_path.is_file():
+        raise FileNotFoundError(f"Input corpus '{input_path}' not found.")
+    nlp = spacy.load(model)
+    inducer = get_inducer(nlp)
+    install_extensions()
+    docs = list(DocBin().from_disk(input_path).get_docs(nlp.vocab))
+    targets = [inducer.targets(doc) for doc in docs]
+    n = sum(len(t) for t in targets)
+    if n == 0:
+        raise ValueError(
+            f"'{input_path}' has no targets the frame_inducer handles (POS {inducer.cfg['pos']}) in "
+            f"doc.spans['{inducer.cfg['spans_key']}'] or doc.spans['{inducer.cfg['targets_key']}']."
+        )
+    vectors, _, _ = embed_targets(nlp, docs, targets, batch_size=batch_size, progress=progress)
+    spans = [span for doc_targets in targets for span in doc_targets]
+    lemmas = numpy.array([target_lemma(span) for span in spans])
+    gold = [span.label_ or None for span in spans]
+    params = _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress)
+    params = {key: (value.item() if hasattr(value, "item") else value) for key, value in params.items()}  # JSON-able
+    labels = cluster(method, vectors, lemmas, params)
+    ids = inducer.set_clusters(vectors, labels.tolist(), frames=gold, info={"method": method, "params": {method: params}})
+    for span, cluster_id in zip(spans, ids):
+        span._.induced_frame = cluster_id
+        span._.induced_frame_label = inducer.cluster_labels.get(cluster_id)
+    output_path = Path(output_path)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=docs, store_user_data=True).to_disk(output_path)
+    if store_centroids is not None:
+        nlp.to_disk(store_centroids)
+    result = {"method": method, "params": params, "n_targets": n, "n_clusters": len(set(ids)), "alpha": inducer.cfg["alpha"]}
+    if all(gold):
+        result["scores"] = cluster_scores(gold, labels)
+    return result
+
+
+def _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress) -> Dict[str, Any]:
+    from spacy.tokens import DocBin
+
+    from ..clustering import calibrate
+    from ..induction_eval import embed_targets, target_lemma
+
+    if dev is not None:
+        dev = Path(dev)
+        if not dev.is_file():
+            raise FileNotFoundError(f"Dev corpus '{dev}' not found.")
+        dev_docs = list(DocBin().from_disk(dev).get_docs(nlp.vocab))
+        dev_targets = [[s for s in inducer.targets(doc) if s.label_] for doc in dev_docs]
+        dev_spans = [s for t in dev_targets for s in t]
+        if not dev_spans:
+            raise ValueError(f"Dev corpus '{dev}' has no gold-labelled targets to calibrate on.")
+        X_dev, _, _ = embed_targets(nlp, dev_docs, dev_targets, batch_size=batch_size, progress=progress)
+        return calibrate(method, X_dev, [target_lemma(s) for s in dev_spans], [s.label_ for s in dev_spans])
+    if calibrate_on_input:
+        if not all(gold):
+            raise ValueError("calibrate_on_input needs a gold frame (span label) on every input target.")
+        return calibrate(method, vectors, lemmas, gold)
+    stored = inducer.cluster_info.get("params", {}).get(method)
+    if stored is None:
+        raise ValueError(
+            f"No calibration for '{method}': give a dev corpus with gold frames (--dev), use --calibrate-on-input "
+            "on gold-labelled input, or a pipeline whose centroids were fitted with this method."
+        )
+    return stored

@@ -1,0 +1,303 @@
+"""Frame-induction instances from FrameNet 1.5 exemplars (Yamada et al. 2021, 2023).
+
+An instance is one exemplar sentence with one target whose lexical unit is a verb
+(``*.v``). At most ``max_per_lu`` instances are kept per LU (a seeded sample), and
+the verb lemmas are dealt into three folds so that verbs, LUs and instances never
+cross folds (frames may). Polysemous verbs (more than one frame) and monosemous ones
+are shuffled and dealt separately, round-robin, so every fold gets the same share of
+polysemous verbs. The paper rotates train / dev / test over the folds; see
+:func:`fold_rotation`.
+
+Only exemplar sentences are used, as in the paper: full-text sentences annotate
+every target of a sentence and are kept for frame identification.
+
+Each instance is written as its own Doc (the sentence, with the target in
+``doc.spans["targets"]``, label = frame, ``span._.lexical_unit`` = LU), one DocBin
+per fold: ``corpus/frame_induction/fold{0,1,2}.spacy``.
+"""
+import random
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+from spacy.training import Example
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from ..extensions import TARGETS_KEY, install_extensions
+from .framenet import (
+    DOCBIN_ATTRS,
+    FrameSentence,
+    FrameTarget,
+    _require_file,
+    iter_exemplar_sentences,
+    read_fn15_inventory,
+    sentence_to_doc,
+)
+from .readers import _require, copy_targets
+
+N_FOLDS = 3
+
+
+def lu_lemma(lu: str) -> str:
+    """"give up.v" -> "give up"."""
+    return lu.rsplit(".", 1)[0]
+
+
+def collect_verb_instances(
+    sentences: Iterable[FrameSentence], max_per_lu: int = 100, seed: int = 0
+) -> List[Tuple[FrameSentence, FrameTarget]]:
+    """(sentence, target) pairs whose LU is a verb, at most ``max_per_lu`` per LU.
+
+    A sentence annotated twice for the same target (same pieces) counts once.
+    Targets without a Target label are skipped. The sample per LU is seeded and
+    the output is in a fixed order (LU, then the sentence order of FrameNet).
+    """
+    by_lu: Dict[str, List[Tuple[FrameSentence, FrameTarget]]] = defaultdict(list)
+    for sentence in sentences:
+        seen = set()
+        for target in sentence.targets:
+            if not target.lu.endswith(".v") or not target.pieces:
+                continue
+            key = tuple(map(tuple, target.pieces))
+            if key in seen:
+                continue
+            seen.add(key)
+            by_lu[target.lu].append((sentence, target))
+    rng = random.Random(seed)
+    instances = []
+    for lu in sorted(by_lu):
+        items = by_lu[lu]
+        if max_per_lu > 0 and len(items) > max_per_lu:
+            keep = sorted(rng.sample(range(len(items)), max_per_lu))
+            items = [items[i] for i in keep]
+        instances.extend(items)
+    return instances
+
+
+def assign_folds(frames_of_lemma: Dict[str, Sequence[str]], n_folds: int = N_FOLDS, seed: int = 0) -> Dict[str, int]:
+    """Lemma -> fold. Polysemous and monosemous lemmas are shuffled (seeded) and
+    dealt round-robin separately, so each fold has the same share of polysemous verbs."""
+    rng = random.Random(seed)
+    poly = sorted(lemma for lemma, frames in frames_of_lemma.items() if len(set(frames)) > 1)
+    mono = sorted(lemma for lemma, frames in frames_of_lemma.items() if len(set(frames)) <= 1)
+    folds: Dict[str, int] = {}
+    start = 0
+    for group in (poly, mono):
+        rng.shuffle(group)
+        for i, lemma in enumerate(group):
+            folds[lemma] = (start + i) % n_folds
+        start = (start + len(group)) % n_folds  # keep fold sizes even across the groups
+    return folds
+
+
+def fold_rotation(test_fold: int, n_folds: int = N_FOLDS) -> Dict[str, int]:
+    """The paper's rotation: fold k is test, k+1 dev, k+2 train."""
+    if not 0 <= test_fold < n_folds:
+        raise ValueError(f"test fold must be in 0..{n_folds - 1}, got {test_fold}")
+    return {"test": test_fold, "dev": (test_fold + 1) % n_folds, "train": (test_fold + 2) % n_folds}
+
+
+def instance_stats(rows: Sequence[Tuple[str, str]]) -> Dict[str, Any]:
+    """Counts in the form of the paper's Table 2 from (lemma, frame) per instance."""
+    lemmas = {lemma for lemma, _ in rows}
+    lus = set(rows)
+    frames_of = defaultdict(set)
+    for lemma, frame in rows:
+        frames_of[lemma].add(frame)
+    n_poly = sum(1 for fs in frames_of.values() if len(fs) > 1)
+    return {
+        "verbs": len(lemmas),
+        "lexical_units": len(lus),
+        "frames": len({frame for _, frame in rows}),
+        "instances": len(rows),
+        "polysemous_verbs": n_poly,
+        "polysemous_share": round(100.0 * n_poly / max(len(lemmas), 1), 2),
+    }
+
+
+def convert_frame_induction(
+    zip_path,
+    output_dir,
+    *,
+    max_per_lu: int = 100,
+    seed: int = 0,
+    limit: Optional[int] = None,
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """Write ``fold{k}.spacy`` and ``folds.json`` (lemma -> fold) to ``output_dir``;
+    return Table-2 style counts per fold and overall."""
+    import srsly
+    from tqdm import tqdm
+
+    fn_zip = _require_file(zip_path, "FrameNet 1.5 zip")
+    inventory = read_fn15_inventory(fn_zip)
+    sentences = tqdm(
+        iter_exemplar_sentences(fn_zip, limit), desc="exemplars", unit=" sent", disable=not progress, mininterval=2.0
+    )
+    instances = [
+        (s, t) for s, t in collect_verb_instances(sentences, max_per_lu=max_per_lu, seed=seed) if t.frame in inventory
+    ]
+    if not instances:
+        raise ValueError(f"No verb exemplars found in '{fn_zip}'.")
+    frames_of_lemma: Dict[str, set] = defaultdict(set)
+    for _, target in instances:
+        frames_of_lemma[lu_lemma(target.lu)].add(target.frame)
+    folds = assign_folds(frames_of_lemma, seed=seed)
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    vocab = Vocab()
+    bins = [DocBin(attrs=DOCBIN_ATTRS, store_user_data=True) for _ in range(N_FOLDS)]
+    rows: List[List[Tuple[str, str]]] = [[] for _ in range(N_FOLDS)]
+    skipped = Counter()
+    for sentence, target in instances:
+        single = FrameSentence(sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset)
+        doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
+        if not len(doc.spans[TARGETS_KEY]):
+            continue
+        fold = folds[lu_lemma(target.lu)]
+        bins[fold].add(doc)
+        rows[fold].append((lu_lemma(target.lu), target.frame))
+    for k, doc_bin in enumerate(bins):
+        doc_bin.to_disk(output / f"fold{k}.spacy")
+    srsly.write_json(output / "folds.json", {"seed": seed, "max_per_lu": max_per_lu, "lemmas": folds})
+    summary = {f"fold{k}": instance_stats(rows[k]) for k in range(N_FOLDS)}
+    summary["all"] = instance_stats([row for fold_rows in rows for row in fold_rows])
+    summary["skipped_targets"] = int(skipped.get("skipped_targets", 0))
+    summary["source"] = "FrameNet 1.5 lexicographic exemplars, verb LUs (full-text sentences not used)"
+    summary["max_per_lu"] = max_per_lu
+    summary["seed"] = seed
+    return summary
+
+
+# -- reader -----------------------------------------------------------------------------
+
+
+@registry.readers("spacy-frames.FrameInductionCorpus.v1")
+def create_frame_induction_reader(
+    paths: List[str],
+    max_per_lu: int = 0,
+    per_frame: int = 0,
+    limit: int = 0,
+    seed: int = 0,
+) -> Callable[[Language], Iterable[Example]]:
+    """Frame-induction instances (corpus/frame_induction/fold*.spacy) as Examples with
+    their gold target preset on the predicted doc.
+
+    paths: fold DocBins to read (the training fold, or the dev fold).
+    max_per_lu: keep at most this many instances per LU (seeded; 0 = all).
+    per_frame: > 0 makes an endless stream for metric learning: rounds over
+        the data in which the instances come in runs of `per_frame` with the same
+        frame (frames shuffled), so a batch of B holds B / per_frame frames with
+        several instances each (positives for every anchor). Use it with
+        `spacy.batch_by_sequence.v1` and `training.max_epochs = -1`.
+    limit: at most this many instances, spread over LUs (seeded; 0 = all), e.g.
+        a small dev set for scoring during training.
+    """
+    return FrameInductionCorpus(paths, max_per_lu, per_frame, limit, seed)
+
+
+class FrameInductionCorpus:
+    def __init__(self, paths: Sequence[str], max_per_lu: int, per_frame: int, limit: int, seed: int):
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        if not paths:
+            raise ValueError("FrameInductionCorpus: no fold files given.")
+        self.paths = [_require(p) for p in paths]
+        self.max_per_lu = max_per_lu
+        self.per_frame = per_frame
+        self.limit = limit
+        self.seed = seed
+        self._docs: Optional[List[Doc]] = None
+
+    def load(self, vocab) -> List[Doc]:
+        if self._docs is None:
+            install_extensions()
+            docs = [doc for path in self.paths for doc in DocBin().from_disk(path).get_docs(vocab)]
+            docs = [doc for doc in docs if len(doc.spans.get(TARGETS_KEY, []))]
+            docs = cap_per_lu(docs, self.max_per_lu, self.seed)
+            if self.limit and len(docs) > self.limit:
+                docs = cap_total(docs, self.limit, self.seed)
+            if not docs:
+                raise ValueError(f"Frame-induction corpus {[str(p) for p in self.paths]} holds no instances.")
+            self._docs = docs
+        return self._docs
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        docs = self.load(nlp.vocab)
+        if self.per_frame <= 0:
+            for doc in docs:
+                yield make_example(nlp, doc)
+            return
+        rng = random.Random(self.seed)
+        by_frame: Dict[str, List[Doc]] = defaultdict(list)
+        for doc in docs:
+            by_frame[doc.spans[TARGETS_KEY][0].label_].append(doc)
+        frames = sorted(by_frame)
+        while True:
+            runs = []
+            for frame in frames:
+                items = list(by_frame[frame])
+                rng.shuffle(items)
+                for i in range(0, len(items), self.per_frame):
+                    run = items[i : i + self.per_frame]
+                    if len(run) >= 2 or len(items) == 1:
+                        runs.append(run)
+            rng.shuffle(runs)
+            for run in runs:
+                for doc in run:
+                    yield make_example(nlp, doc)
+
+
+def make_example(nlp: Language, reference: Doc) -> Example:
+    predicted = nlp.make_doc(reference.text)
+    copy_targets(reference, predicted, TARGETS_KEY)
+    return Example(predicted, reference)
+
+
+def _lu_of(doc: Doc) -> str:
+    return doc.spans[TARGETS_KEY][0]._.lexical_unit or ""
+
+
+def cap_per_lu(docs: List[Doc], max_per_lu: int, seed: int) -> List[Doc]:
+    if max_per_lu <= 0:
+        return docs
+    by_lu: Dict[str, List[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_lu[_lu_of(doc)].append(i)
+    rng = random.Random(seed)
+    keep = []
+    for lu in sorted(by_lu):
+        idx = by_lu[lu]
+        keep.extend(idx if len(idx) <= max_per_lu else rng.sample(idx, max_per_lu))
+    return [docs[i] for i in sorted(keep)]
+
+
+def cap_total(docs: List[Doc], limit: int, seed: int) -> List[Doc]:
+    """About `limit` instances, the same number from each LU where possible."""
+    by_lu: Dict[str, List[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_lu[_lu_of(doc)].append(i)
+    per_lu = 1
+    while sum(min(len(v), per_lu + 1) for v in by_lu.values()) <= limit and per_lu < max(map(len, by_lu.values())):
+        per_lu += 1
+    capped = cap_per_lu(docs, per_lu, seed)
+    if len(capped) > limit:
+        capped = [capped[i] for i in sorted(random.Random(seed).sample(range(len(capped)), limit))]
+    return capped
+
+
+@registry.misc("spacy-frames.instance_frames.v1")
+def create_instance_frames(paths: List[str]) -> List[str]:
+    """The frames of the instances in fold DocBins, sorted: the classes of the
+    classification losses ([initialize.components.frame_inducer.labels])."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    frames = set()
+    for path in paths:
+        doc_bin = DocBin(store_user_data=True).from_disk(_require(path))
+        for doc in doc_bin.get_docs(Vocab()):
+            frames.update(span.label_ for span in doc.spans.get(TARGETS_KEY, []) if span.label_)
+    return sorted(frames)

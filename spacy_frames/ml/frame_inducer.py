@@ -1,0 +1,209 @@
+"""Target embeddings for frame induction (Yamada, Sasano & Takeda 2021, 2023).
+
+- v_word: the target's token vectors from the shared transformer (a listener whose
+  pooling averages each token's wordpieces), averaged over the target's tokens;
+- v_mask: the same sentence with the target replaced by the mask token, through a
+  copy of the encoder (`spacy-frames.MaskedTargetEncoder.v1`), the vector at the mask.
+  The component ties that copy to the shared transformer's own torch module, so both
+  vectors come from the same weights; it only runs when the component's alpha > 0;
+- an optional linear projection (a trainable head when the transformer is frozen).
+
+The model maps (docs, targets) to (v_word, v_mask or None), unnormalised; the
+component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
+"""
+from typing import List, Optional, Tuple
+
+from spacy.tokens import Doc, Span
+from spacy.util import registry
+from thinc.api import Linear, Model
+from thinc.types import Floats2d
+
+InducerInput = Tuple[List[Doc], List[List[Span]], bool]
+InducerOutput = Tuple[Floats2d, Optional[Floats2d]]
+
+
+@registry.architectures("spacy-frames.FrameInducer.v1")
+def build_frame_inducer(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    mask_encoder: Optional[Model[List[str], Floats2d]] = None,
+    projection_width: int = 0,
+    mask_window: int = 32,
+) -> Model[InducerInput, InducerOutput]:
+    """tok2vec: token vectors (a TransformerListener in the configs).
+    mask_encoder: encoder of masked sentences (None: no v_mask, alpha must be 0).
+    projection_width: > 0 adds a linear projection to this width on top of both vectors.
+    mask_window: tokens of context kept on each side of the target for the masked pass
+        (within its sentence when the doc has sentence boundaries).
+    """
+    pooler = build_target_mean_pooler(tok2vec)
+    layers = [pooler]
+    if mask_encoder is not None:
+        layers.append(mask_encoder)
+    projection = Linear(nO=projection_width) if projection_width > 0 else None
+    if projection is not None:
+        layers.append(projection)
+    model = Model(
+        "frame_inducer",
+        frame_inducer_forward,
+        init=frame_inducer_init,
+        layers=layers,
+        dims={"nO": None},
+        attrs={"mask_window": mask_window},
+    )
+    model.set_ref("tok2vec", tok2vec)
+    model.set_ref("pooler", pooler)
+    model.set_ref("mask_encoder", mask_encoder)
+    model.set_ref("projection", projection)
+    return model
+
+
+def frame_inducer_init(model: Model, X: Optional[InducerInput] = None, Y=None) -> None:
+    pooler = model.get_ref("pooler")
+    pooler.initialize(X=(X[0], X[1]) if X is not None else None)
+    mask_encoder = optional_ref(model, "mask_encoder")
+    if mask_encoder is not None:
+        mask_encoder.initialize()
+    width = pooler.get_dim("nO") if pooler.has_dim("nO") else None
+    if width is None and mask_encoder is not None:
+        width = mask_encoder.get_dim("nO")
+    projection = optional_ref(model, "projection")
+    if projection is not None:
+        projection.initialize(X=model.ops.alloc2f(1, width))
+        width = projection.get_dim("nO")
+    model.set_dim("nO", width)
+
+
+def frame_inducer_forward(model: Model, X: InducerInput, is_train: bool):
+    docs, targets, with_mask = X
+    v_word, bp_word = model.get_ref("pooler")((docs, targets), is_train)
+    v_mask = bp_mask = None
+    mask_encoder = optional_ref(model, "mask_encoder")
+    if with_mask:
+        if mask_encoder is None:
+            raise ValueError("frame_inducer: alpha > 0 needs a mask_encoder in the model config.")
+        texts = masked_texts(targets, mask_token(mask_encoder), model.attrs["mask_window"])
+        v_mask, bp_mask = mask_encoder(texts, is_train) if texts else (model.ops.alloc2f(0, v_word.shape[1]), None)
+    projection = optional_ref(model, "projection")
+    bp_proj_word = bp_proj_mask = None
+    if projection is not None:
+        v_word, bp_proj_word = projection(v_word, is_train)
+        if v_mask is not None:
+            v_mask, bp_proj_mask = projection(v_mask, is_train)
+
+    def backprop(dY: InducerOutput):
+        d_word, d_mask = dY
+        if bp_proj_word is not None:
+            d_word = bp_proj_word(d_word)
+        bp_word(d_word)
+        if d_mask is not None and bp_mask is not None:
+            bp_mask(bp_proj_mask(d_mask) if bp_proj_mask is not None else d_mask)
+        return X
+
+    return (v_word, v_mask), backprop
+
+
+def optional_ref(model: Model, name: str) -> Optional[Model]:
+    """A reference that may be unset (an optional sublayer), or None."""
+    return model.get_ref(name) if model.has_ref(name) else None
+
+
+def mask_token(mask_encoder: Model) -> str:
+    module = mask_encoder.layers[0].shims[0]._model
+    if module.tokenizer is None:
+        raise ValueError("frame_inducer: the mask encoder is not initialized: call nlp.initialize() first.")
+    return module.tokenizer.mask_token
+
+
+def masked_texts(targets: List[List[Span]], mask: str, window: int) -> List[str]:
+    """Each target's context (at most `window` tokens each side, within its sentence
+    when sentences are set) with the target replaced by the mask token."""
+    texts = []
+    for doc_targets in targets:
+        for span in doc_targets:
+            doc = span.doc
+            lo, hi = 0, len(doc)
+            if doc.has_annotation("SENT_START"):
+                sent = span.sent
+                lo, hi = sent.start, sent.end
+            left = doc[max(lo, span.start - window) : span.start].text
+            right = doc[span.end : min(hi, span.end + window)].text
+            texts.append(" ".join(part for part in (left, mask, right) if part))
+    return texts
+
+
+def span_token_indices(span: Span) -> List[int]:
+    """The target's tokens (the pieces of a discontinuous target only)."""
+    parts = span._.target_parts
+    if parts:
+        return [i for start, end in parts for i in range(start, end)]
+    return list(range(span.start, span.end))
+
+
+@registry.layers("spacy-frames.target_mean_pool.v1")
+def build_target_mean_pooler(tok2vec: Model[List[Doc], List[Floats2d]]) -> Model[Tuple[List[Doc], List[List[Span]]], Floats2d]:
+    """Average token vectors over each target's tokens: (docs, targets) -> (n_targets, width)."""
+    model = Model("target_mean_pool", target_mean_forward, init=target_mean_init, layers=[tok2vec], dims={"nO": None})
+    model.set_ref("tok2vec", tok2vec)
+    return model
+
+
+def target_mean_init(model: Model, X=None, Y=None) -> None:
+    tok2vec = model.get_ref("tok2vec")
+    tok2vec.initialize(X=X[0] if X is not None else None)
+    if tok2vec.has_dim("nO") and tok2vec.get_dim("nO"):
+        model.set_dim("nO", tok2vec.get_dim("nO"))
+
+
+def target_mean_forward(model: Model, X: Tuple[List[Doc], List[List[Span]]], is_train: bool):
+    docs, targets = X
+    ops = model.ops
+    token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
+    width = max((v.shape[1] for v in token_vecs if v.ndim == 2 and len(v)), default=0)
+    if not width and model.has_dim("nO"):
+        width = model.get_dim("nO") or 0
+    offsets = [0]
+    for vecs in token_vecs:
+        offsets.append(offsets[-1] + len(vecs))
+    rows = [[offsets[d] + i for i in span_token_indices(span)] for d, doc_targets in enumerate(targets) for span in doc_targets]
+    if not rows or not width:
+        def backprop_empty(dY):
+            bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
+            return X
+
+        return ops.alloc2f(len(rows), width), backprop_empty
+    flat = ops.xp.concatenate([v for v in token_vecs if len(v)])
+    index = ops.asarray1i([i for row in rows for i in row])
+    lengths = ops.asarray1i([len(row) for row in rows])
+    pooled = ops.reduce_mean(ops.as_contig(flat[index]), lengths)
+
+    def backprop(d_pooled: Floats2d):
+        d_rows = ops.backprop_reduce_mean(ops.as_contig(d_pooled), lengths)
+        d_flat = ops.alloc2f(*flat.shape)
+        ops.xp.add.at(d_flat, index, d_rows)
+        bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
+        return X
+
+    return pooled, backprop
+
+
+@registry.architectures("spacy-frames.MaskedTargetEncoder.v1")
+def build_masked_target_encoder(name: str, max_length: int = 128) -> Model[List[str], Floats2d]:
+    """A Hugging Face encoder over texts holding the mask token; the vector at the mask.
+
+    name: local model directory or hub id (usually ${paths.encoder}), read only by
+    `initialize`; a trained pipeline stores its own copy. max_length: wordpieces.
+    """
+    from .frame_identifier import definition_encoder_forward, definition_encoder_init
+    from .threads import single_thread_in_forked_children
+    from .torch_modules import MaskedTargetEncoder, build_definition_encoder_wrapper
+
+    single_thread_in_forked_children()
+    wrapper = build_definition_encoder_wrapper(max_length, MaskedTargetEncoder)
+    return Model(
+        "masked_target_encoder",
+        definition_encoder_forward,
+        init=definition_encoder_init,
+        layers=[wrapper],
+        attrs={"name": name, "max_length": max_length},
+        dims={"nO": None},
+    )

@@ -1,0 +1,53 @@
+"""Tying a component's own encoder copy to the shared transformer's torch module.
+
+frame_identifier (its frame encoder, `share_frame_encoder`) and frame_inducer (its
+masked-target encoder) both keep a separate Hugging Face module that can run the
+shared transformer's weights instead of its own. While tied, the transformer
+component steps those weights; the component must skip that shim in its own
+`finish_update`, or the weights would get a second optimizer step (weight decay
+included) per batch.
+"""
+from typing import Optional
+
+from spacy.language import Language
+from thinc.api import Model, Optimizer
+
+
+def find_upstream_transformer(nlp: Language, component: str, listener: Optional[Model]):
+    """The transformer component whose listener `component` uses."""
+    # nlp.components, not nlp.pipeline: `spacy train` initializes with sourced components disabled
+    upstream_name = getattr(listener, "upstream_name", None)
+    upstream = [
+        proc
+        for name, proc in nlp.components
+        if component in getattr(proc, "listener_map", {})
+        or (hasattr(proc, "listener_map") and upstream_name in ("*", name))
+    ]
+    if not upstream:
+        raise ValueError(
+            f"[{component}] no transformer in the pipeline listens for {component} (pipeline: {nlp.pipe_names})."
+        )
+    return upstream[0]
+
+
+def tie_to_transformer(wrapper: Model, nlp: Language, component: str, listener: Optional[Model]) -> None:
+    """Point `wrapper`'s Hugging Face module at the upstream transformer's."""
+    from ..ml.torch_modules import tie_definition_encoder
+
+    transformer = find_upstream_transformer(nlp, component, listener)
+    tie_definition_encoder(wrapper, transformer.model.layers[0])
+
+
+def finish_update_skipping(model: Model, sgd: Optimizer, skipped: Optional[Model]) -> None:
+    """`model.finish_update(sgd)` for every node but `skipped` (a tied wrapper)."""
+    if skipped is None:
+        model.finish_update(sgd)
+        return
+    for node in model.walk():
+        if node is not skipped:
+            for shim in node.shims:
+                shim.finish_update(sgd)
+        for name in node.param_names:
+            if node.has_grad(name):
+                param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name))
+                node.set_param(name, param)

@@ -1,0 +1,247 @@
+"""frame_inducer on a tiny random BERT and toy verb instances."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.training import Example
+from spacy.util import fix_random_seed, make_tempdir
+from thinc.api import Adam
+
+from conftest import inducer_config
+from inducer_toy import INSTANCES, instance_doc, toy_instance_docs
+from spacy_frames.corpora.readers import copy_targets
+
+# training and scoring run the pipeline before any centroids exist
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
+
+LOSSES = [
+    {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
+    {"@losses": "spacy-frames.ContrastiveLoss.v1", "pos_margin": 0.0, "neg_margin": 0.5},
+    {"@losses": "spacy-frames.SoftmaxLoss.v1"},
+    {"@losses": "spacy-frames.ArcFaceLoss.v1", "margin": 28.6, "scale": 64.0},
+    {"@losses": "spacy-frames.AdaCosLoss.v1"},
+]
+
+
+def initialized(tiny_bert, toy_folds, transformer_dir, **overrides):
+    """Initialize as `spacy train` does."""
+    from spacy.training.initialize import init_nlp
+
+    return init_nlp(inducer_config(tiny_bert, toy_folds, transformer_dir, **overrides))
+
+
+def examples_for(nlp):
+    examples = []
+    for reference in toy_instance_docs(nlp.vocab):
+        predicted = nlp.make_doc(reference.text)
+        copy_targets(reference, predicted)
+        examples.append(Example(predicted, reference))
+    return examples
+
+
+def preset(nlp, reference):
+    doc = nlp.make_doc(reference.text)
+    copy_targets(reference, doc)
+    return doc
+
+
+def induced(nlp, reference, attr="induced_frame"):
+    doc = nlp(preset(nlp, reference))  # keep the doc alive while its spans are read
+    return getattr(doc.spans["targets"][0]._, attr)
+
+
+def fit_clusters(nlp):
+    """Centroids from the toy instances, one cluster per gold frame."""
+    from spacy_frames.induction_eval import embed_instances
+
+    docs = toy_instance_docs(nlp.vocab)
+    data = embed_instances(nlp, docs, with_mask=False, progress=False)
+    nlp.get_pipe("frame_inducer").set_clusters(data["v_word"], list(data["frames"]), list(data["frames"]), info={"method": "gold"})
+    return docs
+
+
+def test_default_config_add_pipe_offline_and_bad_settings():
+    inducer = spacy.blank("en").add_pipe("frame_inducer")
+    assert inducer.cfg["alpha"] == 0.0 and inducer.cfg["pos"] == ["VERB"]
+    with pytest.raises(ValueError, match="needs a mask_encoder"):
+        spacy.blank("en").add_pipe("frame_inducer", config={"alpha": 0.5})
+    with pytest.raises(ValueError, match="alpha must be in"):
+        spacy.blank("en").add_pipe("frame_inducer", config={"alpha": 1.5})
+    with pytest.raises(ValueError, match="unknown POS"):
+        spacy.blank("en").add_pipe("frame_inducer", config={"pos": ["VERBS"]})
+
+
+def test_empty_training_corpus_fails_clearly(tiny_bert, toy_folds, transformer_dir):
+    config = inducer_config(tiny_bert, toy_folds, transformer_dir)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    with pytest.raises(ValueError, match="training corpus is empty"):
+        nlp.get_pipe("frame_inducer").initialize(lambda: iter([]), nlp=nlp)
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda loss: loss["@losses"].split(".")[1])
+def test_overfitting_every_loss(tiny_bert, toy_folds, transformer_dir, loss):
+    fix_random_seed(0)
+    nlp = initialized(tiny_bert, toy_folds, transformer_dir, **{"components.frame_inducer.loss": loss})
+    inducer = nlp.get_pipe("frame_inducer")
+    examples = examples_for(nlp)
+    optimizer = Adam(0.001)
+    history = []
+    for _ in range(25):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses)
+        history.append(losses["frame_inducer"])
+    assert numpy.isfinite(history).all()
+    assert history[-1] < history[0] * 0.7
+    assert set(inducer.labels) == {row[2] for row in INSTANCES}
+    scored = [Example(nlp(preset(nlp, eg.reference)), eg.reference) for eg in examples]
+    assert inducer.score(scored)["induce_nn_acc"] >= 0.85
+
+
+def test_update_skips_examples_without_targets(tiny_bert, toy_folds, transformer_dir):
+    nlp = initialized(tiny_bert, toy_folds, transformer_dir)
+    plain = [Example(nlp.make_doc("No targets here ."), nlp.make_doc("No targets here ."))]
+    losses = nlp.update(plain, sgd=Adam(0.001), losses={})
+    assert losses["frame_inducer"] == 0.0
+
+
+def test_mask_encoder_is_tied_and_alpha_zero_skips_it(tiny_bert, toy_folds, transformer_dir):
+    nlp = initialized(tiny_bert, toy_folds, transformer_dir)
+    inducer = nlp.get_pipe("frame_inducer")
+    mask_module = inducer.model.get_ref("mask_encoder").layers[0].shims[0]._model
+    assert mask_module.encoder is nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+    docs = [nlp.get_pipe("transformer")(preset(nlp, doc)) for doc in toy_instance_docs(nlp.vocab)[:4]]
+    v, v_word, v_mask = inducer.embed(docs)
+    assert v_mask is None and v.shape == v_word.shape
+    numpy.testing.assert_allclose(numpy.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+    v, v_word, v_mask = inducer.embed(docs, alpha=0.3)
+    assert v_mask.shape == v_word.shape and not numpy.allclose(v_mask, v_word)
+    expected = 0.7 * v_word + 0.3 * v_mask
+    numpy.testing.assert_allclose(v, expected / numpy.linalg.norm(expected, axis=1, keepdims=True), rtol=1e-4, atol=1e-6)
+    # the tied weights are the transformer's to step: no optimizer state of ours for them
+    optimizer = Adam(0.001)
+    nlp.update(examples_for(nlp), sgd=optimizer, losses={})
+    shim_id = inducer.model.get_ref("mask_encoder").layers[0].shims[0].id
+    assert not any(key[0] == shim_id for key in optimizer.mom1)
+
+
+def test_centroids_assign_frames_and_skip_other_pos(tiny_bert, toy_folds, transformer_dir, trained_inducer):
+    nlp = spacy.load(trained_inducer)
+    docs = fit_clusters(nlp)
+    correct = 0
+    for reference in docs:
+        doc = nlp(preset(nlp, reference))
+        span = doc.spans["targets"][0]
+        assert span._.induced_frame.startswith("F")
+        correct += span._.induced_frame_label == reference.spans["targets"][0].label_
+    assert correct >= 0.75 * len(docs)
+    # a noun target (untrained POS) and a non-verb token without LU get nothing
+    doc = nlp.make_doc("She gave him a book .")
+    doc.spans["targets"] = SpanGroup(doc, name="targets", spans=[doc[4:5], doc[1:2]])
+    doc.spans["targets"][0]._.lexical_unit = "book.n"
+    doc = nlp(doc)
+    assert doc.spans["targets"][0]._.induced_frame is None
+
+
+def test_frames_spans_are_preferred_over_targets(trained_inducer):
+    nlp = spacy.load(trained_inducer)
+    fit_clusters(nlp)
+    doc = nlp.make_doc("He ran to the park .")
+    ran = doc[1:2]
+    ran._.lexical_unit = "run.v"
+    doc.spans["frames"] = [ran]
+    doc.spans["targets"] = []
+    doc = nlp(doc)
+    assert doc.spans["frames"][0]._.induced_frame is not None
+
+
+def test_no_centroids_warns_and_leaves_none(trained_inducer):
+    nlp = spacy.load(trained_inducer)
+    with pytest.warns(UserWarning, match="no cluster centroids"):
+        doc = nlp(preset(nlp, toy_instance_docs(nlp.vocab)[0]))
+    assert doc.spans["targets"][0]._.induced_frame is None
+
+
+def test_serialization_roundtrips(trained_inducer):
+    nlp = spacy.load(trained_inducer)
+    fit_clusters(nlp)
+    refs = toy_instance_docs(nlp.vocab)
+    expected = [induced(nlp, r) for r in refs]
+    with make_tempdir() as tmp:
+        nlp.to_disk(tmp)
+        loaded = spacy.load(tmp)
+    from_bytes = spacy.load(trained_inducer)
+    from_bytes.get_pipe("frame_inducer").from_bytes(nlp.get_pipe("frame_inducer").to_bytes())
+    for other in (loaded, from_bytes):
+        inducer = other.get_pipe("frame_inducer")
+        assert inducer.cluster_labels == nlp.get_pipe("frame_inducer").cluster_labels
+        got = [induced(other, r) for r in toy_instance_docs(other.vocab)]
+        assert got == expected
+    # exclude works for every key
+    data = nlp.get_pipe("frame_inducer").to_bytes(exclude=["centroids", "clusters"])
+    fresh = spacy.load(trained_inducer).get_pipe("frame_inducer").from_bytes(data)
+    assert not fresh.centroids.names
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_pipe_equals_call_and_survives_docbin(trained_inducer, n_process):
+    nlp = spacy.load(trained_inducer)
+    fit_clusters(nlp)
+    refs = toy_instance_docs(nlp.vocab)
+    single = [induced(nlp, r) for r in refs]
+    piped = list(nlp.pipe([preset(nlp, r) for r in refs], n_process=n_process, batch_size=4))
+    assert [d.spans["targets"][0]._.induced_frame for d in piped] == single
+    docs = list(DocBin(docs=piped, store_user_data=True).get_docs(nlp.vocab))
+    restored = DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    assert [d.spans["targets"][0]._.induced_frame_label for d in restored] == [d.spans["targets"][0]._.induced_frame_label for d in docs]
+
+
+def test_empty_long_and_targetless_docs(trained_inducer):
+    nlp = spacy.load(trained_inducer)
+    fit_clusters(nlp)
+    assert len(nlp("")) == 0
+    assert nlp("No targets at all here .").spans.get("targets") is None
+    words = ("She gave him a book and they walked home . " * 300).split()
+    doc = Doc(nlp.vocab, words=words)
+    spans = [doc[i : i + 1] for i, w in enumerate(words) if w in ("gave", "walked")]
+    for span in spans:
+        span._.lexical_unit = "give.v" if span.text == "gave" else "walk.v"
+    doc.spans["targets"] = spans
+    doc = nlp(doc)
+    assert all(span._.induced_frame is not None for span in doc.spans["targets"])
+    assert len(doc) == len(words) == 3000
+
+
+def test_model_with_projection_head(tiny_bert, toy_folds, transformer_dir):
+    nlp = initialized(tiny_bert, toy_folds, transformer_dir, **{"components.frame_inducer.model.projection_width": 16})
+    inducer = nlp.get_pipe("frame_inducer")
+    docs = [nlp.get_pipe("transformer")(preset(nlp, doc)) for doc in toy_instance_docs(nlp.vocab)[:3]]
+    v, _, _ = inducer.embed(docs)
+    assert v.shape == (3, 16)
+    losses = nlp.update(examples_for(nlp), sgd=Adam(0.001), losses={})
+    assert losses["frame_inducer"] > 0
+
+
+def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, transformer_dir, tmp_path):
+    """configs/test/inducer_head.cfg: the sourced transformer annotates and stays as it was."""
+    from spacy.cli.train import train
+
+    from conftest import TEST_CONFIG_DIR
+
+    config = spacy.util.load_config(
+        TEST_CONFIG_DIR / "inducer_head.cfg",
+        overrides={
+            "paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir),
+            "paths.train": [str(toy_folds / "fold0.spacy")], "paths.dev": [str(toy_folds / "fold1.spacy")],
+        },
+    )
+    config.to_disk(tmp_path / "config.cfg")
+    train(tmp_path / "config.cfg", tmp_path, overrides={"training.max_steps": 10, "training.eval_frequency": 5})
+    def weights(nlp):
+        module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+        return {name: tensor.detach().numpy().copy() for name, tensor in module.state_dict().items()}
+
+    before = weights(spacy.load(transformer_dir))
+    trained = spacy.load(tmp_path / "model-last")
+    after = weights(trained)
+    assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
+    assert trained.get_pipe("frame_inducer").model.get_ref("projection").get_dim("nO") == 16
