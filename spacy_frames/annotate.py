@@ -23,5 +23,8 @@ def format_doc(doc: Doc) -> str:
         ranking = span._.frame_ranking or []
         alternatives = ", ".join(f"{name} {score:.2f}" for name, score in ranking[1:4])
         lu = span._.lexical_unit or "-"
-        lines.append(f"{span.text!r:24} {lu:18} {span._.frame:28} {alternatives}")
+        induced = ""
+        if span._.induced_frame:  # frame_inducer: cluster id (and its most common FrameNet frame)
+            induced = f"  induced {span._.induced_frame} ({span._.induced_frame_label or '?'})"
+        lines.append(f"{span.text!r:24} {lu:18} {span._.frame:28} {alternatives}{induced}")
     return "\n".join(lines)

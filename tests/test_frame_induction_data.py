@@ -28,9 +28,10 @@ def test_collect_verb_instances_caps_per_lu_and_keeps_verbs_only():
     sents = [sentence(i, "run.v", "Self_motion") for i in range(7)]
     sents += [sentence(10, "run.n", "Race"), sentence(11, "walk.v", "Self_motion", pieces=())]
     sents += [sentence(12, "walk.v", "Self_motion", n_targets=2)]  # annotated twice: one instance
+    sents += [sentence(20 + i, "run.v", "Leadership") for i in range(3)]  # another LU of "run.v"
     instances = collect_verb_instances(sents, max_per_lu=5, seed=0)
-    lus = Counter(t.lu for _, t in instances)
-    assert lus == {"run.v": 5, "walk.v": 1}
+    lus = Counter((t.lu, t.frame) for _, t in instances)
+    assert lus == {("run.v", "Self_motion"): 5, ("run.v", "Leadership"): 3, ("walk.v", "Self_motion"): 1}
     assert instances == collect_verb_instances(sents, max_per_lu=5, seed=0)  # seeded
 
 
@@ -61,10 +62,30 @@ def test_reader_groups_instances_by_frame(toy_folds):
     assert all(frames[i] == frames[i + 1] for i in range(0, 64, 2))
     assert all(len(eg.predicted.spans["targets"]) == 1 for eg in stream[:4])  # the target is preset
     capped = list(create_frame_induction_reader([str(toy_folds / "fold0.spacy")], max_per_lu=1)(nlp))
-    assert len(capped) == len({row[3] for row in INSTANCES})
+    assert len(capped) == len({(row[3], row[2]) for row in INSTANCES})  # an LU is (lemma.pos, frame)
     limited = list(create_frame_induction_reader([str(toy_folds / "fold0.spacy")], limit=5)(nlp))
     assert len(limited) == 5
     assert create_instance_frames([str(toy_folds / "fold0.spacy")]) == sorted({row[2] for row in INSTANCES})
+
+
+def test_sidecar_index_selects_the_same_instances(toy_folds, tmp_path):
+    """With `<fold>.index.json` the reader decodes only the docs it keeps; the choice is the same."""
+    from spacy.tokens import DocBin
+
+    from spacy_frames.corpora.frame_induction import choose_instances, write_instances
+
+    nlp = spacy.blank("en")
+    docs = list(DocBin().from_disk(toy_folds / "fold0.spacy").get_docs(nlp.vocab))
+    write_instances(DocBin(docs=docs, store_user_data=True), tmp_path / "fold0.spacy", [[r[3], r[2]] for r in INSTANCES])
+    for kwargs in ({"max_per_lu": 1}, {"limit": 5}, {"max_per_lu": 2, "limit": 7}):
+        plain = [eg.reference.text for eg in create_frame_induction_reader([str(toy_folds / "fold0.spacy")], **kwargs)(nlp)]
+        indexed = [eg.reference.text for eg in create_frame_induction_reader([str(tmp_path / "fold0.spacy")], **kwargs)(nlp)]
+        assert plain == indexed
+    assert create_instance_frames([str(tmp_path / "fold0.spacy")]) == create_instance_frames([str(toy_folds / "fold0.spacy")])
+    lus = ["a"] * 5 + ["b"] * 3 + ["c"]
+    keep = choose_instances(lus, 2, 0, 0)
+    assert Counter(lus[i] for i in keep) == {"a": 2, "b": 2, "c": 1}
+    assert choose_instances([lus[i] for i in keep], 2, 0, 0) == list(range(len(keep)))  # idempotent
 
 
 def test_reader_errors(tmp_path):

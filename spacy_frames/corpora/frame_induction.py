@@ -36,7 +36,7 @@ from .framenet import (
     read_fn15_inventory,
     sentence_to_doc,
 )
-from .readers import _require, copy_targets
+from .readers import _require, copy_targets, subset_docbin
 
 N_FOLDS = 3
 
@@ -55,7 +55,8 @@ def collect_verb_instances(
     Targets without a Target label are skipped. The sample per LU is seeded and
     the output is in a fixed order (LU, then the sentence order of FrameNet).
     """
-    by_lu: Dict[str, List[Tuple[FrameSentence, FrameTarget]]] = defaultdict(list)
+    # an LU is a (lemma.pos, frame) pair: "run.v" of Self_motion and of Leadership are two
+    by_lu: Dict[Tuple[str, str], List[Tuple[FrameSentence, FrameTarget]]] = defaultdict(list)
     for sentence in sentences:
         seen = set()
         for target in sentence.targets:
@@ -65,7 +66,7 @@ def collect_verb_instances(
             if key in seen:
                 continue
             seen.add(key)
-            by_lu[target.lu].append((sentence, target))
+            by_lu[(target.lu, target.frame)].append((sentence, target))
     rng = random.Random(seed)
     instances = []
     for lu in sorted(by_lu):
@@ -123,12 +124,15 @@ def convert_frame_induction(
     output_dir,
     *,
     max_per_lu: int = 100,
+    centroid_max_per_lu: int = 20,
     seed: int = 0,
     limit: Optional[int] = None,
     progress: bool = True,
 ) -> Dict[str, Any]:
     """Write ``fold{k}.spacy`` and ``folds.json`` (lemma -> fold) to ``output_dir``;
-    return Table-2 style counts per fold and overall."""
+    return Table-2 style counts per fold and overall. ``centroids.spacy`` holds the
+    instances of all folds, at most ``centroid_max_per_lu`` per LU (seeded): the
+    packaged inducer's centroids are clustered from them."""
     import srsly
     from tqdm import tqdm
 
@@ -151,8 +155,16 @@ def convert_frame_induction(
     vocab = Vocab()
     bins = [DocBin(attrs=DOCBIN_ATTRS, store_user_data=True) for _ in range(N_FOLDS)]
     rows: List[List[Tuple[str, str]]] = [[] for _ in range(N_FOLDS)]
+    index: List[List[List[str]]] = [[] for _ in range(N_FOLDS)]  # [lu, frame] per doc
+    centroid_index: List[List[str]] = []
     skipped = Counter()
-    for sentence, target in instances:
+    by_lu: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+    for i, (_, target) in enumerate(instances):
+        by_lu[(target.lu, target.frame)].append(i)
+    rng = random.Random(seed)
+    for_centroids = {i for lu in sorted(by_lu) for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))}
+    centroid_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
+    for i, (sentence, target) in enumerate(instances):
         single = FrameSentence(sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset)
         doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
         if not len(doc.spans[TARGETS_KEY]):
@@ -160,16 +172,55 @@ def convert_frame_induction(
         fold = folds[lu_lemma(target.lu)]
         bins[fold].add(doc)
         rows[fold].append((lu_lemma(target.lu), target.frame))
+        index[fold].append([target.lu, target.frame])
+        if i in for_centroids:
+            centroid_bin.add(doc)
+            centroid_index.append([target.lu, target.frame])
     for k, doc_bin in enumerate(bins):
-        doc_bin.to_disk(output / f"fold{k}.spacy")
+        write_instances(doc_bin, output / f"fold{k}.spacy", index[k])
+    write_instances(centroid_bin, output / "centroids.spacy", centroid_index)
     srsly.write_json(output / "folds.json", {"seed": seed, "max_per_lu": max_per_lu, "lemmas": folds})
     summary = {f"fold{k}": instance_stats(rows[k]) for k in range(N_FOLDS)}
     summary["all"] = instance_stats([row for fold_rows in rows for row in fold_rows])
     summary["skipped_targets"] = int(skipped.get("skipped_targets", 0))
     summary["source"] = "FrameNet 1.5 lexicographic exemplars, verb LUs (full-text sentences not used)"
     summary["max_per_lu"] = max_per_lu
+    summary["centroid_instances"] = len(centroid_bin)
+    summary["centroid_max_per_lu"] = centroid_max_per_lu
     summary["seed"] = seed
+    # fingerprint of the lemma -> fold map: a re-run must reproduce it (the folds are never re-drawn)
+    summary["folds_md5"] = folds_fingerprint(folds)
     return summary
+
+
+def folds_fingerprint(folds: Dict[str, int]) -> str:
+    import hashlib
+    import json
+
+    return hashlib.md5(json.dumps(sorted(folds.items())).encode("utf8")).hexdigest()
+
+
+def write_instances(doc_bin: DocBin, path: Path, index: List[List[str]]) -> None:
+    """The DocBin and its sidecar index (`<name>.index.json`: [lu, frame] per doc), from
+    which readers choose their docs without decoding every one (DocBin.get_docs decodes
+    each doc's user data and span groups, about a millisecond a doc)."""
+    import srsly
+
+    doc_bin.to_disk(path)
+    srsly.write_json(index_path(path), index)
+
+
+def index_path(path) -> Path:
+    path = Path(path)
+    return path.with_name(path.stem + ".index.json")
+
+
+def read_index(path) -> Optional[List[Tuple[str, str]]]:
+    """[(lu, frame), ...] of an instance DocBin, or None when it has no sidecar index."""
+    import srsly
+
+    sidecar = index_path(path)
+    return [tuple(row) for row in srsly.read_json(sidecar)] if sidecar.exists() else None
 
 
 # -- reader -----------------------------------------------------------------------------
@@ -215,11 +266,17 @@ class FrameInductionCorpus:
     def load(self, vocab) -> List[Doc]:
         if self._docs is None:
             install_extensions()
-            docs = [doc for path in self.paths for doc in DocBin().from_disk(path).get_docs(vocab)]
+            docs = []
+            for path in self.paths:
+                index = read_index(path)
+                if index is None:  # no sidecar: decode everything, then choose
+                    docs.extend(DocBin().from_disk(path).get_docs(vocab))
+                    continue
+                keep = choose_instances([f"{lu}|{frame}" for lu, frame in index], self.max_per_lu, self.limit, self.seed)
+                docs.extend(subset_docbin(DocBin(store_user_data=True).from_disk(path), keep).get_docs(vocab))
             docs = [doc for doc in docs if len(doc.spans.get(TARGETS_KEY, []))]
-            docs = cap_per_lu(docs, self.max_per_lu, self.seed)
-            if self.limit and len(docs) > self.limit:
-                docs = cap_total(docs, self.limit, self.seed)
+            lus = [_lu_of(doc) for doc in docs]
+            docs = [docs[i] for i in choose_instances(lus, self.max_per_lu, self.limit, self.seed)]
             if not docs:
                 raise ValueError(f"Frame-induction corpus {[str(p) for p in self.paths]} holds no instances.")
             self._docs = docs
@@ -258,35 +315,30 @@ def make_example(nlp: Language, reference: Doc) -> Example:
 
 
 def _lu_of(doc: Doc) -> str:
-    return doc.spans[TARGETS_KEY][0]._.lexical_unit or ""
+    """The instance's LU, as the (lemma.pos, frame) pair it is."""
+    span = doc.spans[TARGETS_KEY][0]
+    return f"{span._.lexical_unit or ''}|{span.label_}"
 
 
-def cap_per_lu(docs: List[Doc], max_per_lu: int, seed: int) -> List[Doc]:
-    if max_per_lu <= 0:
-        return docs
+def choose_instances(lus: Sequence[str], max_per_lu: int, limit: int, seed: int) -> List[int]:
+    """Indices kept: at most `max_per_lu` per LU (0 = all), then about `limit` in all
+    (0 = all), the same number from each LU where possible; seeded, in input order.
+    Choosing again from a chosen set keeps it whole, so it can run per file and overall."""
     by_lu: Dict[str, List[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        by_lu[_lu_of(doc)].append(i)
+    for i, lu in enumerate(lus):
+        by_lu[lu].append(i)
     rng = random.Random(seed)
-    keep = []
-    for lu in sorted(by_lu):
-        idx = by_lu[lu]
-        keep.extend(idx if len(idx) <= max_per_lu else rng.sample(idx, max_per_lu))
-    return [docs[i] for i in sorted(keep)]
-
-
-def cap_total(docs: List[Doc], limit: int, seed: int) -> List[Doc]:
-    """About `limit` instances, the same number from each LU where possible."""
-    by_lu: Dict[str, List[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        by_lu[_lu_of(doc)].append(i)
-    per_lu = 1
-    while sum(min(len(v), per_lu + 1) for v in by_lu.values()) <= limit and per_lu < max(map(len, by_lu.values())):
-        per_lu += 1
-    capped = cap_per_lu(docs, per_lu, seed)
-    if len(capped) > limit:
-        capped = [capped[i] for i in sorted(random.Random(seed).sample(range(len(capped)), limit))]
-    return capped
+    if max_per_lu > 0:
+        by_lu = {lu: (idx if len(idx) <= max_per_lu else sorted(rng.sample(idx, max_per_lu))) for lu, idx in sorted(by_lu.items())}
+    keep = sorted(i for idx in by_lu.values() for i in idx)
+    if limit and len(keep) > limit:
+        per_lu = 1
+        while sum(min(len(v), per_lu + 1) for v in by_lu.values()) <= limit and per_lu < max(map(len, by_lu.values())):
+            per_lu += 1
+        keep = sorted(i for idx in by_lu.values() for i in idx[:per_lu])
+        if len(keep) > limit:
+            keep = sorted(random.Random(seed).sample(keep, limit))
+    return keep
 
 
 @registry.misc("spacy-frames.instance_frames.v1")
@@ -297,7 +349,10 @@ def create_instance_frames(paths: List[str]) -> List[str]:
         paths = [paths]
     frames = set()
     for path in paths:
-        doc_bin = DocBin(store_user_data=True).from_disk(_require(path))
-        for doc in doc_bin.get_docs(Vocab()):
+        index = read_index(_require(path))
+        if index is not None:
+            frames.update(frame for _, frame in index)
+            continue
+        for doc in DocBin(store_user_data=True).from_disk(path).get_docs(Vocab()):
             frames.update(span.label_ for span in doc.spans.get(TARGETS_KEY, []) if span.label_)
     return sorted(frames)

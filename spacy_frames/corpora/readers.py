@@ -110,7 +110,11 @@ def sample_docbin(path: Path, n: int, seed: int) -> DocBin:
     full = DocBin(store_user_data=True).from_disk(path)
     if n < 0 or n >= len(full):
         return full
-    keep = sorted(random.Random(seed).sample(range(len(full)), n))
+    return subset_docbin(full, sorted(random.Random(seed).sample(range(len(full)), n)))
+
+
+def subset_docbin(full: DocBin, keep: List[int]) -> DocBin:
+    """The docs of `full` at the indices `keep`, without building any Doc."""
     sample = DocBin(attrs=[], store_user_data=True)
     sample.attrs = full.attrs
     sample.strings = full.strings
