@@ -87,7 +87,7 @@ def run(
     result["fold"]["exact_one_step"] = _measure("exact", fold)
     result["fold"]["faiss"] = _measure("faiss", fold)
     if synthetic:
-        result["synthetic"] = _measure("synthetic", {"n": synthetic, "dim": 384, "classes": 2000, "dev": 20000, "n_groups": n_groups})
+        result["synthetic"] = _measure("synthetic", {"n": synthetic, "dim": 384, "classes": 2000, "dev": min(20000, synthetic // 5), "n_groups": n_groups})
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
     typer.echo(json.dumps(result, indent=2))

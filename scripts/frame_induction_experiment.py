@@ -51,6 +51,11 @@ SYSTEMS: Dict[str, Optional[dict]] = {
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
 
 
+def write_json(path: Path, data) -> None:
+    # the stdlib writes 0.7 as 0.7 (srsly's ujson: 0.7000000000000001)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf8")
+
+
 def fold_path(k: int) -> Path:
     return CORPUS / f"fold{k}.spacy"
 
@@ -107,6 +112,7 @@ def run_cli(
     no_mask: bool = typer.Option(False, "--no-mask", help="Skip v_mask (alpha = 0 only)"),
     force: bool = typer.Option(False, "--force", help="Re-run even if the step's JSON exists"),
     override: List[str] = typer.Option([], "--override", help="Extra `spacy train` override, e.g. training.max_steps=300"),
+    tag: str = typer.Option("", "--tag", help="Suffix of the run name for a setting swept on dev, e.g. m0.5"),
 ):
     # fmt: on
     """One (system, fold) step of the table; skipped when its JSON exists."""
@@ -117,7 +123,7 @@ def run_cli(
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r}; choose from {list(VARIANTS)}")
     config, transformer, suffix = VARIANTS[variant]
-    name = system + suffix
+    name = system + suffix + (f"@{tag}" if tag else "")
     out_json = RUNS / f"{name}_fold{fold}.json"
     if out_json.exists() and not force:
         typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
@@ -141,7 +147,7 @@ def run_cli(
         timing["train_timing"] = srsly.read_json(timing_file)
     result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override})
     RUNS.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(out_json, result)
+    write_json(out_json, result)
     typer.echo(json.dumps({k: result[k] for k in ("one-step", "two-step", "1cpv") if k in result}, indent=1))
 
 
@@ -158,7 +164,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.j
     data_file = ROOT / "metrics" / "frame_inducer_data.json"
     if data_file.exists():
         summary["data"] = srsly.read_json(data_file)
-    srsly.write_json(output, summary)
+    write_json(output, summary)
     for line in summary["table"]:
         typer.echo(line)
 

@@ -225,7 +225,7 @@ def summarize_runs(runs: Dict[str, Dict[str, Any]], systems: Sequence[str], n_fo
             rows = [runs[f"{system}_fold{k}"][method] for k in folds if method in runs[f"{system}_fold{k}"]]
             if not rows:
                 continue
-            entry = {"folds": folds, "alpha": [r["alpha"] for r in rows]}
+            entry = {"folds": folds, "alpha": [round(r["alpha"], 1) for r in rows]}
             for key in ("n_plu", "n_clusters") + SCORE_KEYS:
                 entry[key] = _mean([r.get(key) for r in rows])
             table.setdefault(system, {})[method] = entry

@@ -68,3 +68,42 @@ def test_plot_frame_f1_writes_png(tmp_path):
     missing = run_script("plot_frame_f1.py", metrics, tmp_path / "none.png")
     assert missing.returncode == 1 and "no fn15_gold_targets.frame_per_type" in missing.stderr
     assert not (tmp_path / "none.png").exists()
+
+
+def _toy_embeddings(path, seed, n_frames=4, per_frame=30):
+    import numpy
+
+    from spacy_frames.induction_eval import save_embeddings
+
+    rng = numpy.random.default_rng(seed)
+    centres = rng.standard_normal((n_frames, 8)) * 3
+    frames = numpy.repeat([f"F{i}" for i in range(n_frames)], per_frame)
+    v_word = (centres.repeat(per_frame, axis=0) + rng.standard_normal((len(frames), 8))).astype("float32")
+    lemmas = numpy.array([f"v{i % 10}" for i in range(len(frames))])
+    save_embeddings(path, {"v_word": v_word, "v_mask": None, "frames": frames, "lemmas": lemmas, "lus": lemmas})
+    return path
+
+
+def test_plot_induction_tsne_writes_png(tmp_path):
+    a = _toy_embeddings(tmp_path / "a.npz", 0)
+    b = _toy_embeddings(tmp_path / "b.npz", 1)
+    png = tmp_path / "tsne.png"
+    result = run_script("plot_induction_tsne.py", png, f"vanilla={a}", f"tuned={b}", "--top", 3, "--per-frame", 20)
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = run_script("plot_induction_tsne.py", tmp_path / "x.png", f"vanilla={a}", "tuned")
+    assert bad.returncode != 0 and "NAME=PATH" in bad.stderr
+
+
+def test_benchmark_induction_clustering(tmp_path):
+    dev = _toy_embeddings(tmp_path / "dev.npz", 0)
+    test = _toy_embeddings(tmp_path / "test.npz", 1)
+    out = tmp_path / "scale.json"
+    result = run_script("benchmark_induction_clustering.py", "run", out, "--dev", dev, "--test", test,
+                        "--n-groups", 16, "--synthetic", 2000)
+    assert result.returncode == 0, result.stderr
+    scale = srsly.read_json(out)
+    exact, faiss = scale["fold"]["exact_one_step"], scale["fold"]["faiss"]
+    assert exact["method"] == "one-step" and faiss["method"] == "faiss" and faiss["n_groups"] == 16
+    assert exact["n_instances"] == faiss["n_instances"] == 120 and 0 < faiss["bcf"] <= 100
+    assert scale["synthetic"]["n_instances"] == 2000 and scale["synthetic"]["peak_rss_mib"] > 0

@@ -497,17 +497,9 @@ def score_frame_induction(examples: Iterable[Example], **kwargs) -> Dict[str, An
     while training: `induce_nn_acc` is the share of targets whose nearest other target
     (cosine) has the same frame. Needs the component (FrameInducer.score passes it)."""
     component: FrameInducer = kwargs["component"]
-    docs, targets, frames = [], [], []
-    for eg in examples:
-        spans = []
-        for ref in eg.reference.spans.get(component.cfg["targets_key"], []):
-            if ref.label_ and component.eligible(ref):
-                span = align_target(ref, eg.predicted)
-                if span is not None and len(span):
-                    spans.append(span)
-                    frames.append(ref.label_)
-        docs.append(eg.predicted)
-        targets.append(spans)
+    examples = list(examples)
+    targets, frames = component._gold(examples)
+    docs = [eg.predicted for eg in examples]
     if len(frames) < 2:
         return {"induce_nn_acc": None}
     vectors, _, _ = component.embed(docs, targets)
