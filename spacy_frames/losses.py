@@ -10,8 +10,7 @@ numpy/cupy through thinc ops: no torch.
   - distance-based, guesses = embeddings (n, d): TripletLoss, ContrastiveLoss;
   - classification-based, guesses = (embeddings (n, d), class_weights (C, d)),
     grad = (d_embeddings, d_class_weights): SoftmaxLoss, ArcFaceLoss, AdaCosLoss.
-  Each class says what its guesses hold: `needs_class_weights`, and `needs`
-  (the extra inputs besides the embeddings: () or ("class_weights",)).
+  `needs_class_weights` says which of the two a loss's guesses are.
 """
 import math
 from typing import Optional, Tuple, Union
@@ -26,7 +25,23 @@ from spacy.util import registry
 ContrastiveTruths = Union[Ints1d, Tuple[Ints1d, Optional[Floats2d]]]
 
 
-class InfoNCE(Loss):
+class ComputedLoss(Loss):
+    """A thinc Loss whose gradient and value come from one `_compute` pass."""
+
+    def __call__(self, guesses, truths):
+        return self._compute(guesses, truths)
+
+    def get_grad(self, guesses, truths):
+        return self._compute(guesses, truths)[0]
+
+    def get_loss(self, guesses, truths):
+        return self._compute(guesses, truths)[1]
+
+    def _compute(self, guesses, truths):
+        raise NotImplementedError
+
+
+class InfoNCE(ComputedLoss):
     """Softmax cross-entropy over similarities divided by a temperature.
 
     guesses: (n_rows, n_columns) similarities, e.g. cosines of L2-normalised
@@ -40,15 +55,6 @@ class InfoNCE(Loss):
         if temperature <= 0:
             raise ValueError(f"InfoNCE temperature must be > 0, got {temperature}")
         self.temperature = temperature
-
-    def __call__(self, guesses: Floats2d, truths: ContrastiveTruths) -> Tuple[Floats2d, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: Floats2d, truths: ContrastiveTruths) -> Floats2d:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: Floats2d, truths: ContrastiveTruths) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: Floats2d, truths: ContrastiveTruths) -> Tuple[Floats2d, float]:
         xp = get_array_module(guesses)
@@ -74,20 +80,11 @@ class InfoNCE(Loss):
         return (d_logits / self.temperature).astype(guesses.dtype), loss
 
 
-class BinaryCrossEntropy(Loss):
+class BinaryCrossEntropy(ComputedLoss):
     """Sigmoid cross-entropy on logits, averaged; `pos_weight` scales positives."""
 
     def __init__(self, pos_weight: float = 1.0):
         self.pos_weight = pos_weight
-
-    def __call__(self, guesses: Floats1d, truths: Floats1d) -> Tuple[Floats1d, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: Floats1d, truths: Floats1d) -> Floats1d:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: Floats1d, truths: Floats1d) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: Floats1d, truths: Floats1d) -> Tuple[Floats1d, float]:
         xp = get_array_module(guesses)
@@ -116,7 +113,7 @@ COS_CLIP = 1e-7
 EmbeddingsAndWeights = Tuple[Floats2d, Floats2d]
 
 
-class TripletLoss(Loss):
+class TripletLoss(ComputedLoss):
     """relu(d(a, p) - d(a, n) + margin) over all valid triplets of the batch.
 
     guesses: (n, d) embeddings; truths: (n,) labels. Valid: label[a] == label[p],
@@ -126,19 +123,9 @@ class TripletLoss(Loss):
     """
 
     needs_class_weights = False
-    needs: Tuple[str, ...] = ()
 
     def __init__(self, margin: float = 0.2):
         self.margin = margin
-
-    def __call__(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: Floats2d, truths: Ints1d) -> Floats2d:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: Floats2d, truths: Ints1d) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:
         xp = get_array_module(guesses)
@@ -161,7 +148,7 @@ class TripletLoss(Loss):
         return _distance_backprop(xp, x, root, d_dist).astype(guesses.dtype), loss
 
 
-class ContrastiveLoss(Loss):
+class ContrastiveLoss(ComputedLoss):
     """relu(d - pos_margin) on positive pairs plus relu(neg_margin - d) on negative ones.
 
     guesses: (n, d) embeddings; truths: (n,) labels. As pytorch-metric-learning's
@@ -172,20 +159,10 @@ class ContrastiveLoss(Loss):
     """
 
     needs_class_weights = False
-    needs: Tuple[str, ...] = ()
 
     def __init__(self, pos_margin: float = 0.0, neg_margin: float = 0.5):
         self.pos_margin = pos_margin
         self.neg_margin = neg_margin
-
-    def __call__(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: Floats2d, truths: Ints1d) -> Floats2d:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: Floats2d, truths: Ints1d) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:
         xp = get_array_module(guesses)
@@ -228,7 +205,7 @@ def _distance_backprop(xp, x, root, d_dist):
     return sym.sum(axis=1)[:, None] * x - sym @ x
 
 
-class SoftmaxLoss(Loss):
+class SoftmaxLoss(ComputedLoss):
     """Softmax cross-entropy on embeddings @ class_weights.T (a linear classifier, no bias).
 
     guesses: (embeddings (n, d), class_weights (C, d)); truths: (n,) labels in
@@ -236,16 +213,6 @@ class SoftmaxLoss(Loss):
     """
 
     needs_class_weights = True
-    needs: Tuple[str, ...] = ("class_weights",)
-
-    def __call__(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> Tuple[EmbeddingsAndWeights, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> EmbeddingsAndWeights:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> Tuple[EmbeddingsAndWeights, float]:
         embeddings, weights = guesses
@@ -258,7 +225,7 @@ class SoftmaxLoss(Loss):
         return ((d_logits @ w).astype(embeddings.dtype), (d_logits.T @ e).astype(weights.dtype)), loss
 
 
-class ArcFaceLoss(Loss):
+class ArcFaceLoss(ComputedLoss):
     """Additive angular margin (Deng et al. 2019) as in pytorch-metric-learning's ArcFaceLoss.
 
     Embeddings and class weights are L2-normalised (the gradient goes through
@@ -269,20 +236,10 @@ class ArcFaceLoss(Loss):
     """
 
     needs_class_weights = True
-    needs: Tuple[str, ...] = ("class_weights",)
 
     def __init__(self, margin: float = 28.6, scale: float = 64.0):
         self.margin = margin
         self.scale = scale
-
-    def __call__(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> Tuple[EmbeddingsAndWeights, float]:
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> EmbeddingsAndWeights:
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> float:
-        return self._compute(guesses, truths)[1]
 
     def _compute(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> Tuple[EmbeddingsAndWeights, float]:
         embeddings, weights = guesses
@@ -309,7 +266,7 @@ class ArcFaceLoss(Loss):
         return (d_e.astype(embeddings.dtype), d_w.astype(weights.dtype)), loss
 
 
-class AdaCosLoss(Loss):
+class AdaCosLoss(ComputedLoss):
     """Cosine logits with an adaptive scale (Zhang et al. 2019, dynamic AdaCos), no margin.
 
     The scale starts at `init_scale`, or sqrt(2) * log(C - 1) with C taken from
@@ -323,7 +280,6 @@ class AdaCosLoss(Loss):
     """
 
     needs_class_weights = True
-    needs: Tuple[str, ...] = ("class_weights",)
 
     def __init__(self, init_scale: Optional[float] = None, update_scale: bool = True):
         if init_scale is not None and init_scale <= 0:
@@ -331,17 +287,12 @@ class AdaCosLoss(Loss):
         self.scale = init_scale
         self.update_scale = update_scale
 
-    def __call__(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> Tuple[EmbeddingsAndWeights, float]:
-        return self._compute(guesses, truths, train=True)
-
-    def get_grad(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> EmbeddingsAndWeights:
-        return self._compute(guesses, truths, train=True)[0]
-
     def get_loss(self, guesses: EmbeddingsAndWeights, truths: Ints1d) -> float:
+        # evaluation: the scale is not updated
         return self._compute(guesses, truths, train=False)[1]
 
     def _compute(
-        self, guesses: EmbeddingsAndWeights, truths: Ints1d, train: bool
+        self, guesses: EmbeddingsAndWeights, truths: Ints1d, train: bool = True
     ) -> Tuple[EmbeddingsAndWeights, float]:
         embeddings, weights = guesses
         xp = get_array_module(embeddings)

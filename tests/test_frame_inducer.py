@@ -8,7 +8,7 @@ from spacy.util import fix_random_seed, make_tempdir
 from thinc.api import Adam
 
 from conftest import inducer_config
-from inducer_toy import INSTANCES, instance_doc, toy_instance_docs
+from inducer_toy import INSTANCES, toy_instance_docs
 from spacy_frames.corpora.readers import copy_targets
 
 # training and scoring run the pipeline before any centroids exist

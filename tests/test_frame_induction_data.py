@@ -6,7 +6,7 @@ import numpy
 import pytest
 import spacy
 
-from inducer_toy import INSTANCES, toy_instance_docs
+from inducer_toy import INSTANCES
 from spacy_frames.corpora.framenet import FrameSentence, FrameTarget
 from spacy_frames.corpora.frame_induction import (
     assign_folds,

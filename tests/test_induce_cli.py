@@ -1,7 +1,6 @@
 """`spacy-frames induce`: embed, cluster, write induced frames, store centroids."""
 import pytest
 import spacy
-import srsly
 from spacy.tokens import DocBin
 from typer.testing import CliRunner
 

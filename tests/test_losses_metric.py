@@ -302,6 +302,6 @@ def test_metric_losses_are_registered():
     adacos = registry.losses.get("spacy-frames.AdaCosLoss.v1")()
     assert isinstance(adacos, AdaCosLoss) and adacos.scale is None and adacos.update_scale
     for loss in (triplet, contrastive):
-        assert not loss.needs_class_weights and loss.needs == ()
+        assert not loss.needs_class_weights
     for loss in (SoftmaxLoss(), arcface, adacos):
-        assert loss.needs_class_weights and loss.needs == ("class_weights",)
+        assert loss.needs_class_weights

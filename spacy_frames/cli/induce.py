@@ -14,7 +14,7 @@ The stopping criterion of each method is calibrated on a corpus with gold frames
 with the pipeline's centroids.
 """
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import numpy
 
@@ -37,7 +37,7 @@ def induce(
     import spacy
     from spacy.tokens import DocBin
 
-    from ..clustering import calibrate, cluster, cluster_scores
+    from ..clustering import cluster, cluster_scores
     from ..extensions import install_extensions
     from ..induction_eval import embed_targets, get_inducer, target_lemma
 

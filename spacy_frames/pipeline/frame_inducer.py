@@ -29,6 +29,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..corpora.readers import align_target
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..lexicon import UPOS_TO_FN, fn_pos
 from ..losses import TripletLoss
 from ..ml.frame_identifier import l2_normalize
 from ..ml.frame_inducer import optional_ref
@@ -60,8 +61,6 @@ maxout_pieces = 3
 """
 DEFAULT_FRAME_INDUCER_MODEL = Config().from_str(default_model_config)["model"]
 
-# FrameNet's part-of-speech suffix of a lexical unit, per coarse POS
-LU_SUFFIX = {"VERB": "v", "NOUN": "n", "ADJ": "a", "ADV": "adv", "ADP": "prep", "NUM": "num", "INTJ": "intj"}
 CLUSTER_PREFIX = "F"
 
 
@@ -134,9 +133,9 @@ class FrameInducer(TrainablePipe):
         loss: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
-        unknown = [p for p in pos if p not in LU_SUFFIX]
+        unknown = [p for p in pos if p not in UPOS_TO_FN]
         if unknown:
-            raise ValueError(f"frame_inducer: unknown POS {unknown}; use some of {sorted(LU_SUFFIX)}")
+            raise ValueError(f"frame_inducer: unknown POS {unknown}; use some of {sorted(UPOS_TO_FN)}")
         install_extensions()
         self.vocab = vocab
         self.model = model
@@ -182,16 +181,11 @@ class FrameInducer(TrainablePipe):
     def eligible(self, span: Span) -> bool:
         """Whether the target's POS is one the inducer handles: from its lexical unit
         ("run.v") when it has one, else from the POS (or PTB tag) of its last token."""
-        suffixes = {LU_SUFFIX[p] for p in self.cfg["pos"]}
+        suffixes = {UPOS_TO_FN[p] for p in self.cfg["pos"]}
         lu = span._.lexical_unit
         if lu and "." in lu:
             return lu.rsplit(".", 1)[1] in suffixes
-        token = span[-1] if len(span) else None
-        if token is None:
-            return False
-        if token.pos_:
-            return token.pos_ in self.cfg["pos"]
-        return bool(token.tag_) and _tag_pos(token.tag_) in self.cfg["pos"]
+        return bool(len(span)) and fn_pos(span[-1]) in suffixes
 
     def targets(self, doc: Doc) -> List[Span]:
         key = self.cfg["spans_key"] if self.cfg["spans_key"] in doc.spans else self.cfg["targets_key"]
@@ -266,6 +260,8 @@ class FrameInducer(TrainablePipe):
         None), from which each cluster's most common frame is its label."""
         from collections import Counter, defaultdict
 
+        from ..clustering import centroids
+
         vectors = numpy.asarray(vectors, dtype="float32")
         if len(vectors) != len(clusters) or (frames is not None and len(frames) != len(clusters)):
             raise ValueError(f"[{self.name}] set_clusters: {len(vectors)} vectors, {len(clusters)} cluster ids")
@@ -275,10 +271,8 @@ class FrameInducer(TrainablePipe):
         order = sorted(sizes, key=lambda c: (-sizes[c], str(c)))  # F0000 is the largest cluster
         names = {c: f"{CLUSTER_PREFIX}{i:04d}" for i, c in enumerate(order)}
         position = {c: i for i, c in enumerate(order)}
-        rows = numpy.array([position[c] for c in clusters])
-        sums = numpy.zeros((len(order), vectors.shape[1]), dtype="float32")
-        numpy.add.at(sums, rows, vectors)
-        self.centroids.build([names[c] for c in order], sums)
+        _, means = centroids(vectors, [position[c] for c in clusters])  # rows in `order`
+        self.centroids.build([names[c] for c in order], means)
         counts: Dict[str, Counter] = defaultdict(Counter)
         for c, frame in zip(clusters, frames if frames is not None else [None] * len(clusters)):
             if frame:
@@ -474,19 +468,6 @@ def mix(v_word: numpy.ndarray, v_mask: Optional[numpy.ndarray], alpha: float) ->
     """norm((1 - alpha) * v_word + alpha * v_mask), rows L2-normalised."""
     v = v_word if v_mask is None or alpha == 0 else (1.0 - alpha) * v_word + alpha * v_mask
     return (v / (numpy.linalg.norm(v, axis=1, keepdims=True) + 1e-8)).astype("float32")
-
-
-def _tag_pos(tag: str) -> str:
-    """Coarse POS of a PTB tag (exemplar tokens carry tags, not POS)."""
-    if tag.startswith("VB") or tag == "MD":
-        return "VERB"
-    if tag.startswith("NN"):
-        return "NOUN"
-    if tag.startswith("JJ"):
-        return "ADJ"
-    if tag.startswith("RB"):
-        return "ADV"
-    return ""
 
 
 # -- scoring ---------------------------------------------------------------------------------
