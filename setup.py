@@ -40,6 +40,7 @@ setup(
         "spacy_factories": [
             "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",
             "frame_inducer = spacy_frames.pipeline.frame_inducer:make_frame_inducer",
+            "discourse_sense = spacy_frames.pipeline.discourse_sense:make_discourse_sense",
         ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
@@ -47,6 +48,7 @@ setup(
             "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
             "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
             "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",
+            "spacy-frames.DiscourseSense.v1 = spacy_frames.ml.discourse_sense:build_discourse_sense",
         ],
         "thinc_layers": [
             "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
@@ -56,10 +58,12 @@ setup(
         "spacy_scorers": [
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
+            "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.discourse_eval:make_discourse_sense_scorer",
         ],
         "spacy_readers": [
             "spacy-frames.FrameNetCorpus.v1 = spacy_frames.corpora.readers:create_framenet_reader",
             "spacy-frames.FrameInductionCorpus.v1 = spacy_frames.corpora.frame_induction:create_frame_induction_reader",
+            "spacy-frames.DiscourseCorpus.v1 = spacy_frames.corpora.discourse:create_discourse_reader",
         ],
         "thinc_losses": [
             "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",
@@ -69,6 +73,7 @@ setup(
             "spacy-frames.SoftmaxLoss.v1 = spacy_frames.losses:configure_softmax_loss",
             "spacy-frames.ArcFaceLoss.v1 = spacy_frames.losses:configure_arcface_loss",
             "spacy-frames.AdaCosLoss.v1 = spacy_frames.losses:configure_adacos_loss",
+            "spacy-frames.HierarchicalContrastiveLoss.v1 = spacy_frames.losses:configure_hierarchical_contrastive_loss",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",

@@ -151,6 +151,49 @@ def run_cli(
     typer.echo(json.dumps({k: result[k] for k in ("one-step", "two-step", "1cpv") if k in result}, indent=1))
 
 
+# fmt: off
+@app.command("tune")
+def tune_cli(
+    system: str = typer.Argument(..., help=f"One of {list(SYSTEMS)}"),
+    fold: int = typer.Option(0, "--fold", help="Rotation whose train fold is trained on and whose dev fold scores it"),
+    override: List[str] = typer.Option([], "--override", help="`spacy train` override, e.g. training.max_steps=300"),
+    tag: str = typer.Option("", "--tag", help="Name of the setting, e.g. lr1e-4"),
+    dev_per_lu: int = typer.Option(10, "--dev-per-lu", help="Dev instances kept per LU (the proxy's sample)"),
+    encoder: str = typer.Option("assets/encoders/all-MiniLM-L6-v2", "--encoder"),
+):
+    # fmt: on
+    """Score a setting on the dev fold only (the test fold is never read): train, embed
+    an LU-capped dev sample, and for each alpha cluster it two-step with the stopping
+    criterion calibrated on that same sample. An optimistic but even-handed proxy for
+    comparing settings; writes metrics/frame_inducer/tuning/<system>@<tag>_fold<k>.json."""
+    from spacy_frames.corpora.frame_induction import choose_instances
+    from spacy_frames.induction_eval import embed_instances, load_instances, ranking_recall, run_method, mixed
+
+    if system not in SYSTEMS:
+        raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
+    name = system + (f"@{tag}" if tag else "")
+    out_json = ROOT / "metrics" / "frame_inducer" / "tuning" / f"{name}_fold{fold}.json"
+    overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
+    start = time.time()
+    model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1])
+    trained = time.time()
+    import spacy
+
+    nlp = spacy.load(model)
+    dev_fold = fold_rotation(fold)["dev"]
+    docs = load_instances(fold_path(dev_fold), nlp.vocab)
+    keep = choose_instances([d.spans["targets"][0]._.lexical_unit or "" for d in docs], dev_per_lu, 0, seed=0)
+    dev = embed_instances(nlp, [docs[i] for i in keep], with_mask=True)
+    result = run_method("two-step", dev, dev)
+    result["ranking_recall"] = ranking_recall(mixed(dev, result["alpha"]), dev["frames"], dev["lemmas"])
+    result.update({"system": name, "dev_fold": dev_fold, "n_dev": len(keep), "dev_per_lu": dev_per_lu,
+                   "loss": SYSTEMS[system], "overrides": override,
+                   "timing": {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1)}})
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    write_json(out_json, result)
+    typer.echo(json.dumps({k: result[k] for k in ("alpha", "bcf", "pif", "dev_bcf_by_alpha", "ranking_recall")}, indent=1))
+
+
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.json")):
     """Average every system over the folds it has, next to the per-fold baselines."""

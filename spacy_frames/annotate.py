@@ -27,4 +27,14 @@ def format_doc(doc: Doc) -> str:
         if span._.induced_frame:  # frame_inducer: cluster id (and its most common FrameNet frame)
             induced = f"  induced {span._.induced_frame} ({span._.induced_frame_label or '?'})"
         lines.append(f"{span.text!r:24} {lu:18} {span._.frame:28} {alternatives}{induced}")
+    relations = doc._.discourse_relations
+    if relations:  # discourse_sense: one line per argument pair
+        lines.extend(["", "discourse relations:"])
+        for rel in relations:
+            arg1, arg2 = doc.text[slice(*rel["arg1"])], doc.text[slice(*rel["arg2"])]
+            lines.append(f"{_short(arg1)!r} -> {_short(arg2)!r}: {rel['sense']} ({rel['score']:.2f})")
     return "\n".join(lines)
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

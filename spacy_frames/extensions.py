@@ -15,6 +15,8 @@ from spacy.tokens import Doc, Span
 # argument; these are the defaults and the keys the corpus converters write.
 TARGETS_KEY = "targets"
 FRAMES_KEY = "frames"
+# discourse_sense: [Arg1, Arg2] of the relation to classify
+ARGS_KEY = "discourse_args"
 
 
 def get_doc_frames(doc: Doc) -> List[Span]:
@@ -33,7 +35,21 @@ def _as_lists(value):
     # msgpack gives tuples back after DocBin / to_bytes: keep the public type a list
     if isinstance(value, (list, tuple)):
         return [_as_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_lists(v) for k, v in value.items()}
     return value
+
+
+def _doc_key(name: str):
+    return ("._.", name, None, None)
+
+
+def get_doc_list(name: str, doc: Doc):
+    return _as_lists(doc.user_data.get(_doc_key(name)))
+
+
+def set_doc_value(name: str, doc: Doc, value) -> None:
+    doc.user_data[_doc_key(name)] = value
 
 
 def _user_data_key(name: str, span: Span):
@@ -74,3 +90,16 @@ def install_extensions() -> None:
         Span.set_extension("induced_frame", default=None)
     if not Span.has_extension("induced_frame_label"):
         Span.set_extension("induced_frame_label", default=None)
+    # discourse_sense: [{"arg1": [start_char, end_char], "arg2": [...], "sense": path,
+    # "level1": ..., "level2": ..., "score": float}, ...]; [] before the component runs
+    if not Doc.has_extension("discourse_relations"):
+        Doc.set_extension(
+            "discourse_relations",
+            getter=lambda doc: get_doc_list("discourse_relations", doc) or [],
+            setter=partial(set_doc_value, "discourse_relations"),
+        )
+    # the gold of a converted relation doc (corpora/discourse.py), None elsewhere
+    if not Doc.has_extension("discourse_gold"):
+        Doc.set_extension(
+            "discourse_gold", getter=partial(get_doc_list, "discourse_gold"), setter=partial(set_doc_value, "discourse_gold")
+        )

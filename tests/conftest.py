@@ -141,3 +141,37 @@ def trained_inducer(tiny_bert, toy_folds, transformer_dir, tmp_path_factory):
     inducer_config(tiny_bert, toy_folds, transformer_dir).to_disk(config_path)
     train(config_path, output, overrides={"training.max_steps": 20, "training.eval_frequency": 10})
     return output / "model-last"
+
+
+@pytest.fixture(scope="session")
+def toy_discourse(tmp_path_factory):
+    import spacy
+
+    from discourse_toy import write_toy_discourse
+
+    return write_toy_discourse(tmp_path_factory.mktemp("toy_discourse"), spacy.blank("en"))
+
+
+def discourse_config(tiny_bert, toy_discourse, transformer_dir, **overrides):
+    import spacy
+
+    paths = {
+        "paths.encoder": str(tiny_bert),
+        "paths.transformer": str(transformer_dir),
+        "paths.train": [str(toy_discourse / "train.spacy")],
+        "paths.dev": [str(toy_discourse / "dev.spacy")],
+    }
+    paths.update(overrides)
+    return spacy.util.load_config(TEST_CONFIG_DIR / "discourse.cfg", overrides=paths)
+
+
+@pytest.fixture(scope="session")
+def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factory):
+    """discourse_sense trained on the toy relations with `spacy train` (tiny twin config)."""
+    from spacy.cli.train import train
+
+    output = tmp_path_factory.mktemp("discourse")
+    config_path = output / "config.cfg"
+    discourse_config(tiny_bert, toy_discourse, transformer_dir).to_disk(config_path)
+    train(config_path, output, overrides={"training.max_steps": 40, "training.eval_frequency": 20})
+    return output / "model-last"

@@ -245,37 +245,3 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, t
     after = weights(trained)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
     assert trained.get_pipe("frame_inducer").model.get_ref("projection").get_dim("nO") == 16
-
-
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_inducer, tmp_path):
-    """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer with its own
-    transformer copy (replace_listeners), as `spacy assemble` builds en_frames_trf."""
-    from spacy.training.initialize import get_sourced_components
-
-    from conftest import TEST_CONFIG_DIR
-    from spacy_frames.annotate import format_doc
-
-    inducer_nlp = spacy.load(trained_inducer)
-    fit_clusters(inducer_nlp)
-    inducer_nlp.to_disk(tmp_path / "inducer")
-    config = spacy.util.load_config(
-        TEST_CONFIG_DIR / "frames_trf.cfg",
-        overrides={"paths.frames": str(trained_frames), "paths.inducer": str(tmp_path / "inducer")},
-        interpolate=False,
-    )
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    with nlp.select_pipes(disable=[*get_sourced_components(config.interpolate())]):
-        nlp.initialize()
-    nlp.to_disk(tmp_path / "frames_trf")
-    nlp = spacy.load(tmp_path / "frames_trf")
-    assert nlp.pipe_names[-2:] == ["frame_identifier", "frame_inducer"]
-    # the inducer embeds with its own copy: same clusters as the standalone inducer
-    for reference in toy_instance_docs(nlp.vocab)[:6]:
-        doc = nlp(preset(nlp, reference))
-        frame_spans = doc.spans["frames"]
-        assert len(frame_spans) == 1
-        assert frame_spans[0]._.induced_frame == induced(inducer_nlp, reference)
-        assert f"induced {frame_spans[0]._.induced_frame}" in format_doc(doc)
-    doc = nlp("The committee decided to postpone the vote after protesters blocked the entrance.")
-    assert all(span._.induced_frame is not None for span in doc._.frames if span._.lexical_unit and span._.lexical_unit.endswith(".v"))
-    assert nlp("")._.frames == []

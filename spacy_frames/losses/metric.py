@@ -1,109 +1,18 @@
-"""Training objectives of spacy_frames, as thinc losses (registered under @losses).
-
-A thinc `Loss` returns `(grad, loss)` for `(guesses, truths)`; components call
-it from `get_loss` and return `(loss, grad)` the spaCy way. Everything here is
-numpy/cupy through thinc ops: no torch.
-
-- InfoNCE, BinaryCrossEntropy: frame identification and target detection.
-- Deep metric learning for frame induction (Yamada, Sasano & Takeda 2023), with
-  pytorch-metric-learning's definitions; truths are class labels (Ints1d):
-  - distance-based, guesses = embeddings (n, d): TripletLoss, ContrastiveLoss;
-  - classification-based, guesses = (embeddings (n, d), class_weights (C, d)),
-    grad = (d_embeddings, d_class_weights): SoftmaxLoss, ArcFaceLoss, AdaCosLoss.
-  `needs_class_weights` says which of the two a loss's guesses are.
+"""Deep metric learning for frame induction (Yamada, Sasano & Takeda 2023), with
+pytorch-metric-learning's definitions; truths are class labels (Ints1d):
+- distance-based, guesses = embeddings (n, d): TripletLoss, ContrastiveLoss;
+- classification-based, guesses = (embeddings (n, d), class_weights (C, d)),
+  grad = (d_embeddings, d_class_weights): SoftmaxLoss, ArcFaceLoss, AdaCosLoss.
+`needs_class_weights` says which of the two a loss's guesses are.
 """
 import math
-from typing import Optional, Tuple, Union
+from typing import Optional, Tuple
 
-from thinc.api import get_array_module
-from thinc.loss import Loss
-from thinc.types import Floats1d, Floats2d, Ints1d
 from spacy.util import registry
+from thinc.api import get_array_module
+from thinc.types import Floats2d, Ints1d
 
-# truths for a similarity matrix: the gold column of each row (-1: row ignored),
-# optionally with a 0/1 mask of the columns that exist (candidate lists are padded)
-ContrastiveTruths = Union[Ints1d, Tuple[Ints1d, Optional[Floats2d]]]
-
-
-class ComputedLoss(Loss):
-    """A thinc Loss whose gradient and value come from one `_compute` pass."""
-
-    def __call__(self, guesses, truths):
-        return self._compute(guesses, truths)
-
-    def get_grad(self, guesses, truths):
-        return self._compute(guesses, truths)[0]
-
-    def get_loss(self, guesses, truths):
-        return self._compute(guesses, truths)[1]
-
-    def _compute(self, guesses, truths):
-        raise NotImplementedError
-
-
-class InfoNCE(ComputedLoss):
-    """Softmax cross-entropy over similarities divided by a temperature.
-
-    guesses: (n_rows, n_columns) similarities, e.g. cosines of L2-normalised
-    target and frame vectors. Each row's gold column is the positive, every other
-    unmasked column a negative: in-batch learning passes the batch's frames as
-    columns, in-candidate learning each target's own padded candidate list.
-    The loss is averaged over the rows that have a gold column.
-    """
-
-    def __init__(self, temperature: float = 0.07):
-        if temperature <= 0:
-            raise ValueError(f"InfoNCE temperature must be > 0, got {temperature}")
-        self.temperature = temperature
-
-    def _compute(self, guesses: Floats2d, truths: ContrastiveTruths) -> Tuple[Floats2d, float]:
-        xp = get_array_module(guesses)
-        gold, mask = truths if isinstance(truths, tuple) else (truths, None)
-        gold = xp.asarray(gold, dtype="i")
-        if guesses.ndim != 2 or gold.shape[0] != guesses.shape[0]:
-            raise ValueError(f"InfoNCE: {guesses.shape} scores for {gold.shape[0]} gold columns")
-        if xp.any(gold >= guesses.shape[1]):
-            raise ValueError("InfoNCE: gold column out of range")
-        logits = guesses / self.temperature
-        if mask is not None:
-            logits = xp.where(mask > 0, logits, -1e9)
-        logits = logits - logits.max(axis=1, keepdims=True)
-        exp = xp.exp(logits)
-        probs = exp / exp.sum(axis=1, keepdims=True)
-        rows = xp.nonzero(gold >= 0)[0]
-        n = max(len(rows), 1)
-        onehot = xp.zeros_like(probs)
-        onehot[rows, gold[rows]] = 1.0
-        d_logits = (probs - onehot) / n
-        d_logits[gold < 0] = 0.0
-        loss = -float(xp.log(probs[rows, gold[rows]] + 1e-12).sum()) / n
-        return (d_logits / self.temperature).astype(guesses.dtype), loss
-
-
-class BinaryCrossEntropy(ComputedLoss):
-    """Sigmoid cross-entropy on logits, averaged; `pos_weight` scales positives."""
-
-    def __init__(self, pos_weight: float = 1.0):
-        self.pos_weight = pos_weight
-
-    def _compute(self, guesses: Floats1d, truths: Floats1d) -> Tuple[Floats1d, float]:
-        xp = get_array_module(guesses)
-        truths = xp.asarray(truths, dtype=guesses.dtype)
-        weight = 1.0 + (self.pos_weight - 1.0) * truths
-        n = max(guesses.size, 1)
-        grad = (weight * (_sigmoid(xp, guesses) - truths) / n).astype(guesses.dtype)
-        # log(1 + e^-|x|) formulation: stable for large |x|
-        log_p = -xp.logaddexp(0, -guesses)
-        log_not_p = -xp.logaddexp(0, guesses)
-        loss = float(-(weight * (truths * log_p + (1 - truths) * log_not_p)).sum()) / n
-        return grad, loss
-
-
-def _sigmoid(xp, x):
-    return 0.5 * (1.0 + xp.tanh(0.5 * x))  # = 1 / (1 + e^-x), without overflow
-
-
-# --- deep metric learning -------------------------------------------------------
+from .base import ComputedLoss, _cross_entropy, _l2_normalize, _l2_normalize_backprop
 
 # inside the sqrt of distances: keeps the gradient (x_i - x_j) / d_ij finite at d = 0
 DIST_EPS = 1e-12
@@ -342,38 +251,6 @@ def _check_class_labels(xp, embeddings, weights, truths, name: str):
     return labels
 
 
-def _cross_entropy(xp, logits, labels):
-    """Mean softmax cross-entropy and its gradient w.r.t. the logits (stable log-softmax)."""
-    rows = xp.arange(len(labels))
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
-    d_logits = xp.exp(log_probs)
-    d_logits[rows, labels] -= 1.0
-    n = len(labels)
-    return d_logits / n, -float(log_probs[rows, labels].sum()) / n
-
-
-def _l2_normalize(xp, x):
-    # floor as torch.nn.functional.normalize: a zero row stays zero instead of NaN
-    norms = xp.maximum(xp.sqrt((x * x).sum(axis=1, keepdims=True)), 1e-12)
-    return x / norms, norms
-
-
-def _l2_normalize_backprop(unit, norms, d_unit):
-    """Gradient through x / |x|: the part of d_unit orthogonal to the unit vector, over |x|."""
-    return (d_unit - unit * (unit * d_unit).sum(axis=1, keepdims=True)) / norms
-
-
-@registry.losses("spacy-frames.InfoNCE.v1")
-def configure_info_nce(temperature: float = 0.07) -> InfoNCE:
-    return InfoNCE(temperature=temperature)
-
-
-@registry.losses("spacy-frames.BinaryCrossEntropy.v1")
-def configure_binary_cross_entropy(pos_weight: float = 1.0) -> BinaryCrossEntropy:
-    return BinaryCrossEntropy(pos_weight=pos_weight)
-
-
 @registry.losses("spacy-frames.TripletLoss.v1")
 def configure_triplet_loss(margin: float = 0.2) -> TripletLoss:
     """Triplet margin loss on embeddings and labels, mean over the non-zero triplets."""
@@ -402,21 +279,3 @@ def configure_arcface_loss(margin: float = 28.6, scale: float = 64.0) -> ArcFace
 def configure_adacos_loss(init_scale: Optional[float] = None, update_scale: bool = True) -> AdaCosLoss:
     """AdaCos: cosine logits with a scale adapted to each training batch."""
     return AdaCosLoss(init_scale=init_scale, update_scale=update_scale)
-
-
-__all__ = [
-    "InfoNCE",
-    "BinaryCrossEntropy",
-    "TripletLoss",
-    "ContrastiveLoss",
-    "SoftmaxLoss",
-    "ArcFaceLoss",
-    "AdaCosLoss",
-    "configure_info_nce",
-    "configure_binary_cross_entropy",
-    "configure_triplet_loss",
-    "configure_contrastive_loss",
-    "configure_softmax_loss",
-    "configure_arcface_loss",
-    "configure_adacos_loss",
-]

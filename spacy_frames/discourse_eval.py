@@ -1,0 +1,166 @@
+"""Scores of discourse-sense classification (the protocol of Long & Webber 2022).
+
+A relation may have two gold senses: a prediction matching either is correct, and for
+the F1 tables its gold is the one it matches (else the first). Accuracy and macro-F1
+at level 1 and level 2; macro-F1 averages over the senses present in the gold of the
+evaluated set (a sense predicted but never gold counts against precision only
+through the gold senses it took examples from), and the per-sense F1 table lists them.
+"""
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from spacy.training import Example
+from spacy.util import registry
+
+LEVELS = {"l1": 1, "l2": 2}
+
+
+def prefix(sense: Optional[str], level: int) -> Optional[str]:
+    return ".".join(sense.split(".")[:level]) if sense else None
+
+
+def resolve(predicted: Optional[str], gold: Sequence[str]) -> Tuple[str, bool]:
+    """The gold sense a prediction is judged against, and whether it matches."""
+    if predicted in gold:
+        return predicted, True
+    return gold[0], False
+
+
+def level_scores(predicted: Sequence[Optional[str]], gold: Sequence[Sequence[str]], level: int) -> Dict[str, Any]:
+    """Accuracy, macro-F1 and per-sense P/R/F1 (percent) at one level."""
+    pairs = []
+    for p, g in zip(predicted, gold):
+        p_level = prefix(p, level)
+        g_level = list(dict.fromkeys(prefix(s, level) for s in g))
+        g_chosen, _ = resolve(p_level, g_level)
+        pairs.append((p_level, g_chosen))
+    n = len(pairs)
+    if n == 0:
+        return {"acc": None, "macro_f1": None, "per_sense": {}, "n": 0}
+    tp, fp, fn = Counter(), Counter(), Counter()
+    for p, g in pairs:
+        if p == g:
+            tp[g] += 1
+        else:
+            fn[g] += 1
+            if p is not None:
+                fp[p] += 1
+    per_sense = {}
+    for sense in sorted(set(g for _, g in pairs)):
+        prec = tp[sense] / (tp[sense] + fp[sense]) if tp[sense] + fp[sense] else 0.0
+        rec = tp[sense] / (tp[sense] + fn[sense]) if tp[sense] + fn[sense] else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        per_sense[sense] = {"p": round(100 * prec, 2), "r": round(100 * rec, 2), "f1": round(100 * f1, 2), "support": tp[sense] + fn[sense]}
+    macro = sum(v["f1"] for v in per_sense.values()) / len(per_sense)
+    return {"acc": round(100.0 * sum(tp.values()) / n, 2), "macro_f1": round(macro, 2), "per_sense": per_sense, "n": n}
+
+
+def score_relations(predicted: Sequence[Optional[str]], gold: Sequence[Sequence[str]]) -> Dict[str, Any]:
+    if len(predicted) != len(gold):
+        raise ValueError(f"{len(predicted)} predictions for {len(gold)} gold relations")
+    return {name: level_scores(predicted, gold, level) for name, level in LEVELS.items()}
+
+
+def example_predictions(examples: Iterable[Example]) -> Tuple[List[Optional[str]], List[List[str]]]:
+    """(predicted sense, gold senses) of the examples that have gold senses."""
+    predicted, gold = [], []
+    for eg in examples:
+        ref = eg.reference._.discourse_gold
+        if not ref or not ref.get("senses"):
+            continue
+        relations = eg.predicted._.discourse_relations
+        predicted.append(relations[0]["sense"] if relations else None)
+        gold.append(list(ref["senses"]))
+    return predicted, gold
+
+
+def score_discourse_senses(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+    predicted, gold = example_predictions(examples)
+    scores = score_relations(predicted, gold)
+    out: Dict[str, Any] = {}
+    for name, level in scores.items():
+        out[f"disc_{name}_acc"] = level["acc"] / 100 if level["acc"] is not None else None
+        out[f"disc_{name}_macro_f1"] = level["macro_f1"] / 100 if level["macro_f1"] is not None else None
+        out[f"disc_{name}_per_sense"] = {k: {"p": v["p"] / 100, "r": v["r"] / 100, "f": v["f1"] / 100} for k, v in level["per_sense"].items()}
+    return out
+
+
+@registry.scorers("spacy-frames.discourse_sense_scorer.v1")
+def make_discourse_sense_scorer():
+    return score_discourse_senses
+
+
+def evaluate_corpus(nlp, path, batch_size: int = 64) -> Tuple[Dict[str, Any], List[Optional[str]], List[List[str]]]:
+    """Run `nlp` over a converted discourse DocBin (implicit relations, their argument
+    pairs given) and score it; returns (scores, predicted senses, gold senses)."""
+    from spacy.tokens import DocBin
+
+    from .corpora.discourse import input_doc
+    from .extensions import install_extensions
+
+    install_extensions()
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert-discourse` to write it.")
+    references = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+    references = [d for d in references if d._.discourse_gold and d._.discourse_gold.get("senses")]
+    if not references:
+        raise ValueError(f"'{path}' holds no discourse relations with gold senses")
+    docs = nlp.pipe((input_doc(nlp, ref) for ref in references), batch_size=batch_size)
+    examples = [Example(doc, ref) for doc, ref in zip(docs, references)]
+    predicted, gold = example_predictions(examples)
+    return score_relations(predicted, gold), predicted, gold
+
+
+def summarize_runs(runs: Dict[str, Dict[str, Any]], sets: Sequence[str]) -> Dict[str, Any]:
+    """Mean and sample sd over seeds per run name (`<name>_seed<k>`), for each evaluated
+    set and level: accuracy and macro-F1; the per-sense F1 (GDTB test, level 2) averaged."""
+    import statistics
+    from collections import defaultdict
+
+    by_name: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
+    for stem, run in runs.items():
+        by_name[stem.rsplit("_seed", 1)[0]].append(run)
+    table: Dict[str, Any] = {}
+    header = "| run | seeds | " + " | ".join(f"{s} {lvl} {m}" for s in sets for lvl in LEVELS for m in ("acc", "F1")) + " |"
+    lines = [header, "|" + "---|" * (2 + 4 * len(sets))]
+    for name in sorted(by_name):
+        rows = by_name[name]
+        entry: Dict[str, Any] = {"seeds": sorted(r["seed"] for r in rows)}
+        cells = [name, str(len(rows))]
+        for s in sets:
+            for lvl in LEVELS:
+                for metric in ("acc", "macro_f1"):
+                    values = [r[s][lvl][metric] for r in rows if s in r]
+                    mean = round(statistics.fmean(values), 2) if values else None
+                    sd = round(statistics.stdev(values), 2) if len(values) > 1 else None
+                    entry.setdefault(s, {}).setdefault(lvl, {})[metric] = {"mean": mean, "sd": sd}
+                    cells.append("–" if mean is None else f"{mean:.1f}" + (f" ± {sd:.1f}" if sd is not None else ""))
+        per_sense: Dict[str, List[float]] = defaultdict(list)
+        for r in rows:
+            for sense, v in r.get("gdtb_test", {}).get("l2", {}).get("per_sense", {}).items():
+                per_sense[sense].append(v["f1"])
+        entry["gdtb_test_l2_per_sense_f1"] = {k: round(statistics.fmean(v), 2) for k, v in sorted(per_sense.items())}
+        table[name] = entry
+        lines.append("| " + " | ".join(cells) + " |")
+    return {"runs": table, "table": lines}
+
+
+def predict_rels(nlp, input_path, output_path, batch_size: int = 64) -> Dict[str, Any]:
+    """Classify every relation of a DISRPT `.rels` file (its two units as Arg1, Arg2)
+    and write the file back with the predicted senses (for the DISRPT scorer)."""
+    from .corpora.discourse import input_doc, read_rels, relation_doc, write_rels
+    from .extensions import install_extensions
+
+    install_extensions()
+    if "discourse_sense" not in nlp.component_names:
+        raise ValueError(f"The pipeline has no discourse_sense component (components: {nlp.component_names}).")
+    relations = [r for r in read_rels(input_path) if r.arg1.strip() and r.arg2.strip()]
+    if not relations:
+        raise ValueError(f"'{input_path}' holds no relations with text")
+    docs = nlp.pipe((input_doc(nlp, relation_doc(nlp, rel)) for rel in relations), batch_size=batch_size)
+    predicted = [doc._.discourse_relations[0]["sense"] for doc in docs]
+    write_rels(output_path, relations, predicted)
+    implicit = [(p, r.senses) for p, r in zip(predicted, relations) if r.implicit and r.senses]
+    scores = score_relations([p for p, _ in implicit], [g for _, g in implicit]) if implicit else {}
+    return {"relations": len(relations), "implicit_scores": scores}

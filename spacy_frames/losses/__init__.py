@@ -1,0 +1,46 @@
+"""Training objectives of spacy_frames, as thinc losses (registered under @losses).
+
+A thinc `Loss` returns `(grad, loss)` for `(guesses, truths)`; components call
+it from `get_loss` and return `(loss, grad)` the spaCy way. Everything here is
+numpy/cupy through thinc ops: no torch.
+
+- frames.py: InfoNCE, BinaryCrossEntropy (frame identification, target detection);
+- metric.py: deep metric learning for frame induction (Triplet, Contrastive,
+  Softmax, ArcFace, AdaCos);
+- discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense.
+"""
+from .base import ComputedLoss
+from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
+from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
+from .metric import (
+    AdaCosLoss,
+    ArcFaceLoss,
+    ContrastiveLoss,
+    SoftmaxLoss,
+    TripletLoss,
+    configure_adacos_loss,
+    configure_arcface_loss,
+    configure_contrastive_loss,
+    configure_softmax_loss,
+    configure_triplet_loss,
+)
+
+__all__ = [
+    "ComputedLoss",
+    "InfoNCE",
+    "BinaryCrossEntropy",
+    "TripletLoss",
+    "ContrastiveLoss",
+    "SoftmaxLoss",
+    "ArcFaceLoss",
+    "AdaCosLoss",
+    "HierarchicalContrastiveLoss",
+    "configure_info_nce",
+    "configure_binary_cross_entropy",
+    "configure_triplet_loss",
+    "configure_contrastive_loss",
+    "configure_softmax_loss",
+    "configure_arcface_loss",
+    "configure_adacos_loss",
+    "configure_hierarchical_contrastive_loss",
+]

@@ -1,0 +1,398 @@
+"""discourse_sense: implicit discourse relation senses over the PDTB-3 hierarchy.
+
+Method: Long & Webber (2022), "Facilitating Contrastive Learning of Discourse
+Relational Senses by Exploiting the Hierarchy of Sense Relations". A pair of
+arguments is encoded by the shared transformer (through a listener; ml/discourse_sense.py)
+and classified by heads for level-1 senses, level-2 senses and the finest senses; the
+loss adds to their cross-entropies a supervised contrastive loss whose negatives are
+the sister senses (losses/discourse.py). Predictions are decoded jointly over the
+hierarchy, so a level-2 sense never sits under the wrong level-1 sense.
+
+Input: a Doc whose `doc.spans["discourse_args"]` holds exactly two spans [Arg1, Arg2]:
+that pair is classified. Otherwise every pair of adjacent sentences is (sentences from
+the pipeline when it sets them, else a punctuation rule). Output: `doc._.discourse_relations`,
+one dict per pair: {"arg1": [start_char, end_char], "arg2": [...], "sense": the finest
+sense path, "level1": "Expansion", "level2": "Expansion.Level-of-detail", "score": p}.
+"""
+import warnings
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import Sentencizer, TrainablePipe
+from spacy.tokens import Doc, Span
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+
+from ..extensions import ARGS_KEY, install_extensions
+from ..losses import HierarchicalContrastiveLoss
+from ..losses.base import _cross_entropy
+from ..discourse_eval import make_discourse_sense_scorer  # noqa: F401  (registers the scorer)
+from ..ml.discourse_sense import HEADS, set_head_sizes
+from ..sense_hierarchy import SenseHierarchy
+
+default_model_config = """
+[model]
+@architectures = "spacy-frames.DiscourseSense.v1"
+representation = "pair+args"
+hidden_width = 0
+dropout = 0.1
+
+[model.tok2vec]
+@architectures = "spacy.Tok2Vec.v2"
+
+[model.tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 96
+attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
+rows = [5000, 1000, 2500, 2500]
+include_static_vectors = false
+
+[model.tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
+width = 96
+depth = 2
+window_size = 1
+maxout_pieces = 3
+"""
+DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
+
+
+@Language.factory(
+    "discourse_sense",
+    assigns=["doc._.discourse_relations"],
+    default_config={
+        "model": DEFAULT_DISCOURSE_MODEL,
+        "args_key": ARGS_KEY,
+        "head_weights": [1.0, 1.0, 1.0],
+        "contrastive_weight": 1.0,
+        "contrastive": {"@losses": "spacy-frames.HierarchicalContrastiveLoss.v1"},
+        "max_pairs_per_batch": 256,
+        "scorer": {"@scorers": "spacy-frames.discourse_sense_scorer.v1"},
+    },
+    default_score_weights={"disc_l2_acc": 0.5, "disc_l2_macro_f1": 0.5, "disc_l1_acc": 0.0, "disc_l1_macro_f1": 0.0},
+)
+def make_discourse_sense(
+    nlp: Language,
+    name: str,
+    model: Model,
+    *,
+    args_key: str,
+    head_weights: List[float],
+    contrastive_weight: float,
+    contrastive: Callable,
+    max_pairs_per_batch: int,
+    scorer: Optional[Callable],
+) -> "DiscourseSense":
+    """Create a discourse_sense component.
+
+    model (Model): pair encoder and heads (spacy-frames.DiscourseSense.v1).
+    args_key (str): doc.spans key of the [Arg1, Arg2] pair to classify.
+    head_weights (List[float]): cross-entropy weights of the level-1, level-2 and
+        finest-sense heads; a head with weight 0 is not trained and not used to decode.
+    contrastive_weight (float): beta, the weight of the contrastive loss (0: off).
+    contrastive (Callable): the contrastive loss (spacy-frames.HierarchicalContrastiveLoss.v1).
+    max_pairs_per_batch (int): adjacent-sentence pairs encoded at once in a long doc.
+    scorer (Optional[Callable]): scoring method.
+    """
+    return DiscourseSense(
+        nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
+        contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch, scorer=scorer,
+    )
+
+
+class DiscourseSense(TrainablePipe):
+    """Discourse relation senses of argument pairs (see module docstring)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "discourse_sense",
+        *,
+        args_key: str = ARGS_KEY,
+        head_weights: Sequence[float] = (1.0, 1.0, 1.0),
+        contrastive_weight: float = 1.0,
+        contrastive: Optional[Callable] = None,
+        max_pairs_per_batch: int = 256,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        if len(head_weights) != len(HEADS) or any(w < 0 for w in head_weights) or not any(head_weights):
+            raise ValueError(f"[{name}] head_weights: three weights >= 0 (level 1, level 2, finest), not all 0; got {list(head_weights)}")
+        if contrastive_weight < 0:
+            raise ValueError(f"[{name}] contrastive_weight must be >= 0, got {contrastive_weight}")
+        install_extensions()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg: Dict[str, Any] = {
+            "args_key": args_key,
+            "head_weights": [float(w) for w in head_weights],
+            "contrastive_weight": float(contrastive_weight),
+            "max_pairs_per_batch": int(max_pairs_per_batch),
+            "labels": [],
+        }
+        self.contrastive = contrastive if contrastive is not None else HierarchicalContrastiveLoss()
+        self.scorer = scorer
+        self.hierarchy = SenseHierarchy()
+        self._tables: Optional[Dict[str, Any]] = None
+        self._sentencizer = Sentencizer()
+        self._warned_args = False
+
+    # -- labels ---------------------------------------------------------------------------
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The finest senses the component predicts (leaves, or level-2 senses seen without a leaf)."""
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def add_label(self, label: str) -> int:
+        sense = self.hierarchy.normalize(label)
+        if sense is None or self.hierarchy.level_of(sense) < 2:
+            raise ValueError(f"[{self.name}] {label!r} is not a level-2 or level-3 PDTB-3 sense")
+        if sense in self.cfg["labels"]:
+            return 0
+        if self.model.has_dim("nO") and self.model.get_dim("nO"):
+            raise ValueError(f"[{self.name}] cannot add sense {sense!r} after initialization")
+        self.cfg["labels"].append(sense)
+        self._tables = None
+        return 1
+
+    @property
+    def tables(self) -> Dict[str, Any]:
+        """Class lists of the three heads and, per finest sense, its rows in each head."""
+        if self._tables is None:
+            h = self.hierarchy
+            labels = sorted(self.cfg["labels"], key=lambda s: (h.leaves + h.level2).index(s) if s in h.leaves + h.level2 else 999)
+            level1 = [s for s in h.level1 if any(h.l1(x) == s for x in labels)]
+            level2 = [s for s in h.level2 if any(h.l2(x) == s for x in labels)]
+            self._tables = {
+                "level1": level1, "level2": level2, "leaf": labels,
+                "rows": numpy.array([[level1.index(h.l1(x)), level2.index(h.l2(x)), i] for i, x in enumerate(labels)], dtype="int64").reshape(-1, 3),
+            }
+        return self._tables
+
+    # -- pairs ----------------------------------------------------------------------------
+    def pairs(self, doc: Doc) -> List[Tuple[Span, Span]]:
+        """The [Arg1, Arg2] pair of `doc.spans[args_key]`, else adjacent sentences."""
+        given = list(doc.spans.get(self.cfg["args_key"], []))
+        if len(given) == 2 and all(len(s) for s in given):
+            return [(given[0], given[1])]
+        if given and not self._warned_args:
+            warnings.warn(f"[{self.name}] doc.spans['{self.cfg['args_key']}'] should hold two non-empty spans [Arg1, Arg2], "
+                          f"not {len(given)}: classifying adjacent sentences instead.")
+            self._warned_args = True
+        sents = self._sentences(doc)
+        return [(a, b) for a, b in zip(sents, sents[1:])]
+
+    def _sentences(self, doc: Doc) -> List[Span]:
+        if not len(doc):
+            return []
+        if doc.has_annotation("SENT_START"):
+            sents = list(doc.sents)
+        else:  # a punctuation rule, without touching the doc's annotation
+            starts = self._sentencizer.predict([doc])[0]
+            bounds = [i for i, start in enumerate(starts) if start or i == 0] + [len(doc)]
+            sents = [doc[a:b] for a, b in zip(bounds, bounds[1:])]
+        return [s for s in sents if any(not t.is_space for t in s)]
+
+    # -- prediction -----------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[List[Dict[str, Any]]]:
+        docs = list(docs)
+        pairs = [self.pairs(doc) for doc in docs]
+        results: List[List[Dict[str, Any]]] = [[] for _ in docs]
+        if not self.cfg["labels"]:
+            return results
+        flat = [(d, p) for d, doc_pairs in enumerate(pairs) for p in doc_pairs]
+        size = max(1, self.cfg["max_pairs_per_batch"])
+        for start in range(0, len(flat), size):
+            chunk = flat[start : start + size]
+            doc_ids = sorted({d for d, _ in chunk})
+            chunk_pairs = [[p for d, p in chunk if d == i] for i in doc_ids]
+            _, logits = self.model.predict(([docs[i] for i in doc_ids], chunk_pairs))
+            senses, scores = self.decode(logits)
+            for (d, (arg1, arg2)), sense, score in zip(chunk, senses, scores):
+                results[d].append(self.relation(arg1, arg2, sense, score))
+        return results
+
+    def decode(self, logits: List[Any]) -> Tuple[List[str], List[float]]:
+        """The finest sense of each row by the summed log-probabilities of the trained
+        heads over the hierarchy's paths, and its probability among those paths."""
+        tables = self.tables
+        rows = tables["rows"]
+        total = None
+        for h, (head, weight) in enumerate(zip(HEADS, self.cfg["head_weights"])):
+            if weight <= 0:
+                continue
+            scores = self.model.ops.to_numpy(logits[h]).astype("float64")
+            log_probs = scores - scores.max(axis=1, keepdims=True)
+            log_probs -= numpy.log(numpy.exp(log_probs).sum(axis=1, keepdims=True))
+            path_scores = log_probs[:, rows[:, h]]
+            total = path_scores if total is None else total + path_scores
+        best = total.argmax(axis=1)
+        shifted = numpy.exp(total - total.max(axis=1, keepdims=True))
+        probs = shifted[numpy.arange(len(best)), best] / shifted.sum(axis=1)
+        return [tables["leaf"][i] for i in best], [float(p) for p in probs]
+
+    def relation(self, arg1: Span, arg2: Span, sense: str, score: float) -> Dict[str, Any]:
+        h = self.hierarchy
+        if self.cfg["head_weights"][2] <= 0:  # finest head untrained: level 2 is as fine as it gets
+            sense = h.l2(sense)
+        return {"arg1": [arg1.start_char, arg1.end_char], "arg2": [arg2.start_char, arg2.end_char],
+                "sense": sense, "level1": h.l1(sense), "level2": h.l2(sense), "score": round(score, 6)}
+
+    def set_annotations(self, docs: Iterable[Doc], relations: List[List[Dict[str, Any]]]) -> None:
+        for doc, doc_relations in zip(docs, relations):
+            doc._.discourse_relations = doc_relations
+
+    def __call__(self, doc: Doc) -> Doc:
+        install_extensions()
+        return super().__call__(doc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        install_extensions()
+        return super().pipe(stream, batch_size=batch_size)
+
+    # -- training -------------------------------------------------------------------------
+    def _gold(self, examples: Sequence[Example]) -> Tuple[List[List[Tuple[Span, Span]]], List[str]]:
+        """Per example its argument pair ([] for an example without a gold sense, or with
+        a sense the heads have no class for), and the senses of the pairs, in order."""
+        pairs, senses = [], []
+        for eg in examples:
+            gold = eg.reference._.discourse_gold
+            args = list(eg.predicted.spans.get(self.cfg["args_key"], []))
+            candidates = [s for s in (gold or {}).get("senses", []) if s in self.tables["leaf"]]
+            if not candidates or len(args) != 2 or not all(len(a) for a in args):
+                pairs.append([])
+                continue
+            pairs.append([(args[0], args[1])])
+            senses.append(candidates[0])
+        return pairs, senses
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Cross-entropy on the heads plus beta * the contrastive loss; examples without
+        a gold sense are skipped (corpora of other tasks can be mixed in)."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "DiscourseSense.update")
+        pairs, senses = self._gold(examples)
+        if not senses:
+            return losses
+        # every doc goes to the listener (it checks the batch is the transformer's),
+        # those without gold with no pair
+        docs = [eg.predicted for eg in examples]
+        set_dropout_rate(self.model, drop)
+        (features, logits), backprop = self.model.begin_update((docs, pairs))
+        loss, grads = self.get_loss(examples, (features, logits, senses))
+        backprop(grads)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
+        features, logits, senses = scores
+        ops = self.model.ops
+        tables = self.tables
+        rows = tables["rows"][[tables["leaf"].index(s) for s in senses]]
+        total, d_logits = 0.0, []
+        for h, weight in enumerate(self.cfg["head_weights"]):
+            if weight <= 0:
+                d_logits.append(None)
+                continue
+            grad, value = _cross_entropy(ops.xp, logits[h], ops.asarray1i(rows[:, h]))
+            d_logits.append((weight * grad).astype("float32"))
+            total += weight * value
+        d_features = None
+        beta = self.cfg["contrastive_weight"]
+        if beta > 0 and len(senses) > 1:
+            truths = (ops.asarray1i(rows[:, 2]), ops.asarray1i(rows[:, 0]))
+            grad, value = self.contrastive(features, truths)
+            d_features = (beta * grad).astype("float32")
+            total += beta * value
+        return float(total), (d_features, d_logits)
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Initialize on a sample; the senses come from `labels` or, without them, from
+        the gold of all training examples."""
+        validate_get_examples(get_examples, "DiscourseSense.initialize")
+        if labels:
+            for label in labels:
+                self.add_label(label)
+        else:
+            for eg in get_examples():
+                gold = eg.reference._.discourse_gold
+                for sense in (gold or {}).get("senses", []):
+                    self.add_label(sense)
+        if not self.cfg["labels"]:
+            raise ValueError(f"[{self.name}] no discourse senses in the training examples (doc._.discourse_gold): nothing to learn.")
+        sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        sample = [doc for doc in sample if self.pairs(doc)] or [Doc(self.vocab, words=["a", ".", "b", "."], sent_starts=[True, False, True, False])]
+        tables = self.tables
+        set_head_sizes(self.model, (len(tables["level1"]), len(tables["level2"]), len(tables["leaf"])))
+        self.model.initialize(X=(sample, [self.pairs(doc)[:1] for doc in sample]))
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        examples = list(examples)
+        validate_examples(examples, "DiscourseSense.score")
+        return self.scorer(examples, **kwargs) if self.scorer is not None else {}
+
+    # -- serialization --------------------------------------------------------------------
+    def _set_cfg(self, data: Dict[str, Any]) -> None:
+        self.cfg.update(data)
+        self._tables = None
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        serialize = {"cfg": lambda: srsly.json_dumps(self.cfg), "vocab": lambda: self.vocab.to_bytes(exclude=exclude), "model": lambda: self.model.to_bytes()}
+        return util.to_bytes(serialize, exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "DiscourseSense":
+        def load_model(b):
+            self._size_heads()
+            self.model.from_bytes(b)
+
+        deserialize = {"cfg": lambda b: self._set_cfg(srsly.json_loads(b)), "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude), "model": load_model}
+        util.from_bytes(bytes_data, deserialize, exclude)
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        serialize = {"cfg": lambda p: srsly.write_json(p, self.cfg), "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude), "model": lambda p: self.model.to_disk(p)}
+        util.to_disk(path, serialize, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()) -> "DiscourseSense":
+        def load_model(p):
+            self._size_heads()
+            with open(p, "rb") as file_:
+                self.model.from_bytes(file_.read())
+
+        deserialize = {"cfg": lambda p: self._set_cfg(srsly.read_json(p)), "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude), "model": load_model}
+        util.from_disk(path, deserialize, exclude)
+        return self
+
+    def _size_heads(self) -> None:
+        if not self.cfg["labels"]:
+            raise ValueError(f"[{self.name}] the saved component has no senses: was it trained?")
+        tables = self.tables
+        set_head_sizes(self.model, (len(tables["level1"]), len(tables["level2"]), len(tables["leaf"])))

@@ -1,0 +1,172 @@
+"""discourse_sense on a tiny random BERT and toy relations."""
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.training import Example
+from spacy.util import make_tempdir
+
+from conftest import discourse_config
+from discourse_toy import RELATIONS, toy_relations
+from spacy_frames.corpora.discourse import input_doc, relation_doc
+from spacy_frames.discourse_eval import evaluate_corpus
+
+TEXT = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
+
+
+def initialized(tiny_bert, toy_discourse, transformer_dir, **overrides):
+    from spacy.training.initialize import init_nlp
+
+    return init_nlp(discourse_config(tiny_bert, toy_discourse, transformer_dir, **overrides))
+
+
+def toy_examples(nlp):
+    refs = [relation_doc(nlp, rel) for rel in toy_relations()]
+    return [Example(input_doc(nlp, ref), ref) for ref in refs]
+
+
+def with_args(nlp, text, spans):
+    doc = nlp.make_doc(text)
+    doc.spans["discourse_args"] = SpanGroup(doc, name="discourse_args", spans=[doc.char_span(a, b, alignment_mode="expand") for a, b in spans])
+    return doc
+
+
+def test_add_pipe_default_config_and_bad_settings():
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("discourse_sense")
+    assert component.labels == ()
+    assert nlp("One. Two.")._.discourse_relations == []  # not initialized: no senses, no output
+    with pytest.raises(ValueError, match="head_weights"):
+        spacy.blank("en").add_pipe("discourse_sense", config={"head_weights": [0.0, 0.0, 0.0]})
+    with pytest.raises(ValueError, match="representation"):
+        spacy.blank("en").add_pipe("discourse_sense", config={"model": {"@architectures": "spacy-frames.DiscourseSense.v1", "representation": "cls",
+                                                                        "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "width": 8, "depth": 1, "embed_size": 100, "window_size": 1, "maxout_pieces": 2, "subword_features": False, "pretrained_vectors": None}}})
+    with pytest.raises(ValueError, match="not a level-2 or level-3"):
+        component.add_label("Expansion")
+    with pytest.raises(ValueError, match="unknown discourse sense"):
+        component.add_label("Elaboration")
+
+
+def test_initialize_reads_senses_and_empty_corpus_fails(tiny_bert, toy_discourse, transformer_dir, tmp_path):
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir)
+    component = nlp.get_pipe("discourse_sense")
+    assert set(component.labels) == {sense for _, _, sense, _ in RELATIONS}
+    assert component.tables["level1"] == ["Temporal", "Contingency", "Comparison", "Expansion"]
+    DocBin().to_disk(tmp_path / "empty.spacy")
+    with pytest.raises(ValueError, match="no relations"):
+        initialized(tiny_bert, toy_discourse, transformer_dir, **{"paths.train": [str(tmp_path / "empty.spacy")]})
+
+
+def test_overfits_toy_relations(trained_discourse):
+    nlp = spacy.load(trained_discourse)
+    for a1, a2, sense, _ in RELATIONS:
+        doc = nlp(with_args(nlp, f"{a1} {a2}", [(0, len(a1)), (len(a1) + 1, len(a1) + 1 + len(a2))]))
+        (relation,) = doc._.discourse_relations
+        assert relation["sense"] == sense
+        assert relation["level1"] == sense.split(".")[0] and relation["level2"] == ".".join(sense.split(".")[:2])
+        assert 0.0 < relation["score"] <= 1.0
+
+
+def test_update_skips_examples_without_gold(tiny_bert, toy_discourse, transformer_dir):
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir)
+    plain = [Example(nlp.make_doc(TEXT), nlp.make_doc(TEXT))]
+    assert nlp.update(plain)["discourse_sense"] == 0.0
+    assert nlp.update(plain + toy_examples(nlp))["discourse_sense"] > 0.0
+
+
+@pytest.mark.parametrize("beta,weights", [(0.0, [0.0, 1.0, 0.0]), (1.0, [1.0, 1.0, 0.0])])
+def test_ablation_settings_train_and_name_level2_senses(tiny_bert, toy_discourse, transformer_dir, beta, weights):
+    from thinc.api import Adam
+
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": beta,
+                                                                      "components.discourse_sense.head_weights": weights})
+    optimizer = Adam(0.001)
+    examples = toy_examples(nlp)
+    first = nlp.update(examples, sgd=optimizer)["discourse_sense"]
+    for _ in range(15):
+        last = nlp.update(examples, sgd=optimizer)["discourse_sense"]
+    assert last < first
+    (relation,) = nlp(examples[0].predicted.copy())._.discourse_relations
+    assert relation["sense"].count(".") == 1  # without the finest head the answer stops at level 2
+
+
+def test_adjacent_sentences_raw_text_and_bad_args(trained_discourse):
+    nlp = spacy.load(trained_discourse)
+    relations = nlp(TEXT)._.discourse_relations
+    assert len(relations) == 2
+    assert relations[0]["arg2"] == relations[1]["arg1"]
+    assert TEXT[slice(*relations[0]["arg1"])] == "Prices rose sharply."
+    # one span is not a pair: adjacent sentences, with a warning
+    with pytest.warns(UserWarning, match="two non-empty spans"):
+        doc = nlp(with_args(nlp, TEXT, [(0, 20)]))
+    assert len(doc._.discourse_relations) == 2
+    # overlapping arguments are still a pair
+    doc = nlp(with_args(nlp, TEXT, [(0, 40), (21, 60)]))
+    arg1, arg2 = doc.spans["discourse_args"]
+    assert [(r["arg1"], r["arg2"]) for r in doc._.discourse_relations] == [([arg1.start_char, arg1.end_char], [arg2.start_char, arg2.end_char])]
+
+
+def test_empty_one_sentence_and_very_long_docs(trained_discourse):
+    nlp = spacy.load(trained_discourse)
+    assert nlp("")._.discourse_relations == []
+    assert nlp("Just one sentence here.")._.discourse_relations == []
+    assert nlp("   ")._.discourse_relations == []
+    words = ("Prices rose very sharply . So demand outpaced supply . " * 2000).split()
+    doc = nlp(Doc(nlp.vocab, words=words))
+    assert len(doc) == 20000
+    assert len(doc._.discourse_relations) == 3999
+
+
+def test_serialization_roundtrips(trained_discourse):
+    nlp = spacy.load(trained_discourse)
+    expected = nlp(TEXT)._.discourse_relations
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        assert spacy.load(d)(TEXT)._.discourse_relations == expected
+    fresh = spacy.load(trained_discourse)
+    fresh.get_pipe("discourse_sense").from_bytes(nlp.get_pipe("discourse_sense").to_bytes())
+    assert fresh(TEXT)._.discourse_relations == expected
+    blank = spacy.blank("en").add_pipe("discourse_sense")
+    with pytest.raises(ValueError, match="no senses"):
+        blank.from_bytes(spacy.blank("en").add_pipe("discourse_sense").to_bytes())
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_pipe_equals_call_and_survives_docbin(trained_discourse, n_process):
+    nlp = spacy.load(trained_discourse)
+    texts = [TEXT, "A short one. And another.", "", TEXT + " And more text follows here."]
+    single = [nlp(t)._.discourse_relations for t in texts]
+    piped = list(nlp.pipe(texts, n_process=n_process, batch_size=2))
+    assert [d._.discourse_relations for d in piped] == single
+    restored = DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    assert [d._.discourse_relations for d in restored] == single
+    assert Doc(nlp.vocab).from_bytes(piped[0].to_bytes())._.discourse_relations == single[0]
+
+
+def test_evaluate_corpus_scores_toy_dev(trained_discourse, toy_discourse):
+    nlp = spacy.load(trained_discourse)
+    scores, predicted, gold = evaluate_corpus(nlp, toy_discourse / "dev.spacy")
+    assert len(predicted) == len(gold) == len(RELATIONS)
+    assert scores["l2"]["acc"] == 100.0 and scores["l1"]["macro_f1"] == 100.0
+
+
+def test_cli_evaluate_and_predict_rels(trained_discourse, toy_discourse, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+    from spacy_frames.corpora.discourse import read_rels
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["evaluate-discourse", str(trained_discourse), str(toy_discourse / "dev.spacy"), "-o", str(tmp_path / "s.json")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "s.json").read_text())["dev"]["l2"]["acc"] == 100.0
+    rows = ["doc\tunit1_toks\tunit2_toks\tunit1_txt\tunit2_txt\ts1_toks\ts2_toks\tunit1_sent\tunit2_sent\tdir\trel_type\torig_label\tlabel"]
+    for a1, a2, sense, _ in RELATIONS:
+        rows.append("\t".join(["toy", "1-2", "3-4", a1, a2, "1-2", "3-4", a1, a2, "1<2", "implicit", sense.lower(), ".".join(sense.split(".")[:2]).lower()]))
+    (tmp_path / "in.rels").write_text("\n".join(rows) + "\n")
+    result = runner.invoke(app, ["predict-rels", str(trained_discourse), str(tmp_path / "in.rels"), str(tmp_path / "out.rels")])
+    assert result.exit_code == 0, result.output
+    assert [r.senses for r in read_rels(tmp_path / "out.rels")] == [[sense] for _, _, sense, _ in RELATIONS]
+    result = runner.invoke(app, ["evaluate-discourse", str(trained_discourse), str(tmp_path / "missing.spacy"), "-o", str(tmp_path / "x.json")])
+    assert result.exit_code == 1 and "convert-discourse" in result.output

@@ -1,0 +1,48 @@
+"""en_frames_trf as `spacy assemble` builds it (configs/test/frames_trf.cfg), on tiny models."""
+import pytest
+import spacy
+
+from inducer_toy import toy_instance_docs
+from test_frame_inducer import fit_clusters, induced, preset
+
+# training and scoring run the pipeline before any centroids exist
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
+
+
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_inducer, trained_discourse, tmp_path):
+    """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer and discourse_sense
+    with their own transformer copies (replace_listeners), as `spacy assemble` builds en_frames_trf."""
+    from spacy.training.initialize import get_sourced_components
+
+    from conftest import TEST_CONFIG_DIR
+    from spacy_frames.annotate import format_doc
+
+    inducer_nlp = spacy.load(trained_inducer)
+    fit_clusters(inducer_nlp)
+    inducer_nlp.to_disk(tmp_path / "inducer")
+    config = spacy.util.load_config(
+        TEST_CONFIG_DIR / "frames_trf.cfg",
+        overrides={"paths.frames": str(trained_frames), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse)},
+        interpolate=False,
+    )
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    with nlp.select_pipes(disable=[*get_sourced_components(config.interpolate())]):
+        nlp.initialize()
+    nlp.to_disk(tmp_path / "frames_trf")
+    nlp = spacy.load(tmp_path / "frames_trf")
+    assert nlp.pipe_names[-3:] == ["frame_identifier", "frame_inducer", "discourse_sense"]
+    # the inducer embeds with its own copy: same clusters as the standalone inducer
+    for reference in toy_instance_docs(nlp.vocab)[:6]:
+        doc = nlp(preset(nlp, reference))
+        frame_spans = doc.spans["frames"]
+        assert len(frame_spans) == 1
+        assert frame_spans[0]._.induced_frame == induced(inducer_nlp, reference)
+        assert f"induced {frame_spans[0]._.induced_frame}" in format_doc(doc)
+    doc = nlp("The committee decided to postpone the vote after protesters blocked the entrance.")
+    assert all(span._.induced_frame is not None for span in doc._.frames if span._.lexical_unit and span._.lexical_unit.endswith(".v"))
+    assert nlp("")._.frames == [] and nlp("")._.discourse_relations == []
+    # discourse_sense runs its own copy too: the same senses as the standalone component
+    text = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
+    assert nlp(text)._.discourse_relations == spacy.load(trained_discourse)(text)._.discourse_relations
+    assert len(nlp(text)._.discourse_relations) == 2
+    assert "discourse relations:" in format_doc(nlp(text))
