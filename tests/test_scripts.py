@@ -107,3 +107,40 @@ def test_benchmark_induction_clustering(tmp_path):
     assert exact["method"] == "one-step" and faiss["method"] == "faiss" and faiss["n_groups"] == 16
     assert exact["n_instances"] == faiss["n_instances"] == 120 and 0 < faiss["bcf"] <= 100
     assert scale["synthetic"]["n_instances"] == 2000 and scale["synthetic"]["peak_rss_mib"] > 0
+
+
+def test_discourse_report_means_and_sds(tmp_path):
+    """summarize_runs: mean and sample sd over seeds, dev beside test, per-sense F1."""
+    from spacy_frames.discourse_eval import score_relations, summarize_runs
+
+    def run(seed, acc_pred):
+        scores = score_relations(acc_pred, [["Expansion.Conjunction"], ["Contingency.Cause.Reason"]])
+        return {"seed": seed, "gdtb_dev": scores, "gdtb_test": scores}
+
+    runs = {
+        "full_seed0": run(0, ["Expansion.Conjunction", "Contingency.Cause.Reason"]),
+        "full_seed1": run(1, ["Expansion.Conjunction", "Expansion.Conjunction"]),
+    }
+    summary = summarize_runs(runs, ["gdtb_dev", "gdtb_test"])
+    entry = summary["runs"]["full"]
+    assert entry["seeds"] == [0, 1]
+    assert entry["gdtb_test"]["l2"]["acc"] == {"mean": 75.0, "sd": round((2 * 25.0**2) ** 0.5, 2)}
+    assert entry["gdtb_test_l2_per_sense_f1"]["Contingency.Cause"] == 50.0
+    assert summary["table"][2].startswith("| full | 2 |")
+
+
+def test_discourse_experiment_settings_are_valid_overrides():
+    """Every setting of the ablation script names config keys that exist."""
+    import spacy
+
+    sys.path.insert(0, str(SCRIPTS))
+    import discourse_experiment
+
+    config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=False)
+    for name, setting in discourse_experiment.SETTINGS.items():
+        for key in setting:
+            node = config
+            for part in key.split("."):
+                assert part in node, f"{name}: {key} is not in configs/discourse.cfg"
+                node = node[part]
+    assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]

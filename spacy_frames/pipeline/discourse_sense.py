@@ -19,10 +19,8 @@ from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
-import srsly
-from spacy import util
 from spacy.language import Language
-from spacy.pipeline import Sentencizer, TrainablePipe
+from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -34,6 +32,7 @@ from ..losses.base import _cross_entropy
 from ..discourse_eval import make_discourse_sense_scorer  # noqa: F401  (registers the scorer)
 from ..ml.discourse_sense import HEADS, set_head_sizes
 from ..sense_hierarchy import SenseHierarchy
+from .base import SerializablePipe, default_tok2vec_config
 
 default_model_config = """
 [model]
@@ -41,24 +40,7 @@ default_model_config = """
 representation = "pair+args"
 hidden_width = 0
 dropout = 0.1
-
-[model.tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
-
-[model.tok2vec.embed]
-@architectures = "spacy.MultiHashEmbed.v2"
-width = 96
-attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
-rows = [5000, 1000, 2500, 2500]
-include_static_vectors = false
-
-[model.tok2vec.encode]
-@architectures = "spacy.MaxoutWindowEncoder.v2"
-width = 96
-depth = 2
-window_size = 1
-maxout_pieces = 3
-"""
+""" + default_tok2vec_config(96)
 DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
 
 
@@ -105,7 +87,7 @@ def make_discourse_sense(
     )
 
 
-class DiscourseSense(TrainablePipe):
+class DiscourseSense(SerializablePipe):
     """Discourse relation senses of argument pairs (see module docstring)."""
 
     def __init__(
@@ -359,37 +341,13 @@ class DiscourseSense(TrainablePipe):
         validate_examples(examples, "DiscourseSense.score")
         return self.scorer(examples, **kwargs) if self.scorer is not None else {}
 
-    # -- serialization --------------------------------------------------------------------
+    # -- serialization (pipeline/base.py): cfg, vocab, model ---------------------------
     def _set_cfg(self, data: Dict[str, Any]) -> None:
         self.cfg.update(data)
         self._tables = None
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        serialize = {"cfg": lambda: srsly.json_dumps(self.cfg), "vocab": lambda: self.vocab.to_bytes(exclude=exclude), "model": lambda: self.model.to_bytes()}
-        return util.to_bytes(serialize, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "DiscourseSense":
-        def load_model(b):
-            self._size_heads()
-            self.model.from_bytes(b)
-
-        deserialize = {"cfg": lambda b: self._set_cfg(srsly.json_loads(b)), "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude), "model": load_model}
-        util.from_bytes(bytes_data, deserialize, exclude)
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        serialize = {"cfg": lambda p: srsly.write_json(p, self.cfg), "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude), "model": lambda p: self.model.to_disk(p)}
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "DiscourseSense":
-        def load_model(p):
-            self._size_heads()
-            with open(p, "rb") as file_:
-                self.model.from_bytes(file_.read())
-
-        deserialize = {"cfg": lambda p: self._set_cfg(srsly.read_json(p)), "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude), "model": load_model}
-        util.from_disk(path, deserialize, exclude)
-        return self
+    def _before_model_load(self) -> None:
+        self._size_heads()
 
     def _size_heads(self) -> None:
         if not self.cfg["labels"]:

@@ -21,7 +21,6 @@ import numpy
 import srsly
 from spacy import util
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -33,34 +32,18 @@ from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
 from ..retrieval import FrameIndex
+from .base import SerializablePipe, default_tok2vec_config
 from .sharing import finish_update_skipping, tie_to_transformer
 
 default_model_config = """
 [model]
 @architectures = "spacy-frames.FrameIdentifier.v1"
 
-[model.tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
-
-[model.tok2vec.embed]
-@architectures = "spacy.MultiHashEmbed.v2"
-width = 384
-attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
-rows = [5000, 1000, 2500, 2500]
-include_static_vectors = false
-
-[model.tok2vec.encode]
-@architectures = "spacy.MaxoutWindowEncoder.v2"
-width = 384
-depth = 2
-window_size = 1
-maxout_pieces = 3
-
 [model.frame_encoder]
 @architectures = "spacy-frames.DefinitionEncoder.v1"
 name = "assets/encoders/all-MiniLM-L6-v2"
 max_length = 48
-"""
+""" + default_tok2vec_config(384)
 DEFAULT_FRAME_IDENTIFIER_MODEL = Config().from_str(default_model_config)["model"]
 
 OBJECTIVES = ("in_batch", "in_candidate")
@@ -196,7 +179,7 @@ def _span_tokens(span: Span) -> List[int]:
     return list(range(span.start, span.end))
 
 
-class FrameIdentifier(TrainablePipe):
+class FrameIdentifier(SerializablePipe):
     """Label frame-evoking targets with FrameNet frames (see module docstring)."""
 
     def __init__(
@@ -613,7 +596,7 @@ class FrameIdentifier(TrainablePipe):
             )
         self.set_inventory(FrameInventory().from_disk(component_dir / "frames"), reindex=False)
         self.index.from_disk(component_dir / "frame_index")
-        self._load_model(component_dir / "model")
+        self._load_model_file(component_dir / "model")
 
     def _share_frame_encoder(self, nlp: Language) -> None:
         """Make the frame encoder run the shared transformer's own torch module."""
@@ -637,53 +620,20 @@ class FrameIdentifier(TrainablePipe):
         if len(self.inventory) and not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
+    # -- serialization (pipeline/base.py): cfg, vocab, frames, frame_index, model --------
+    def _before_save(self) -> None:
         self._ensure_index()
-        serialize = {
-            "cfg": lambda: srsly.json_dumps(self.cfg),
-            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
-            "frames": lambda: srsly.json_dumps(self.inventory.to_dict()),
-            "frame_index": lambda: self.index.to_bytes(),
-            "model": lambda: self.model.to_bytes(),
-        }
-        return util.to_bytes(serialize, exclude)
 
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "FrameIdentifier":
-        deserialize = {
-            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
-            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "frames": lambda b: self.set_inventory(FrameInventory().from_dict(srsly.json_loads(b)), reindex=False),
-            "frame_index": lambda b: self.index.from_bytes(b),
-            "model": lambda b: self.model.from_bytes(b),
+    def _extra_state(self):
+        return {
+            "frames": (
+                lambda: srsly.json_dumps(self.inventory.to_dict()),
+                lambda b: self.set_inventory(FrameInventory().from_dict(srsly.json_loads(b)), reindex=False),
+                lambda p: self.inventory.to_disk(p),
+                lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
+            ),
+            "frame_index": (self.index.to_bytes, self.index.from_bytes, self.index.to_disk, self.index.from_disk),
         }
-        util.from_bytes(bytes_data, deserialize, exclude)
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        self._ensure_index()
-        serialize = {
-            "cfg": lambda p: srsly.write_json(p, self.cfg),
-            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
-            "frames": lambda p: self.inventory.to_disk(p),
-            "frame_index": lambda p: self.index.to_disk(p),
-            "model": lambda p: self.model.to_disk(p),
-        }
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "FrameIdentifier":
-        deserialize = {
-            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
-            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "frames": lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
-            "frame_index": lambda p: self.index.from_disk(p),
-            "model": lambda p: self._load_model(p),
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self
-
-    def _load_model(self, path) -> None:
-        with open(path, "rb") as file_:
-            self.model.from_bytes(file_.read())
 
     def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:
         """Use another frame inventory (e.g. FrameNet 1.7's): frames, lexicon and

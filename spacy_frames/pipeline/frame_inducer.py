@@ -21,7 +21,6 @@ import numpy
 import srsly
 from spacy import util
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -34,6 +33,7 @@ from ..losses import TripletLoss
 from ..ml.frame_identifier import l2_normalize
 from ..ml.frame_inducer import optional_ref
 from ..retrieval import FrameIndex
+from .base import SerializablePipe, default_tok2vec_config
 from .sharing import finish_update_skipping, tie_to_transformer
 
 default_model_config = """
@@ -41,24 +41,7 @@ default_model_config = """
 @architectures = "spacy-frames.FrameInducer.v1"
 projection_width = 0
 mask_window = 32
-
-[model.tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
-
-[model.tok2vec.embed]
-@architectures = "spacy.MultiHashEmbed.v2"
-width = 96
-attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
-rows = [5000, 1000, 2500, 2500]
-include_static_vectors = false
-
-[model.tok2vec.encode]
-@architectures = "spacy.MaxoutWindowEncoder.v2"
-width = 96
-depth = 2
-window_size = 1
-maxout_pieces = 3
-"""
+""" + default_tok2vec_config(96)
 DEFAULT_FRAME_INDUCER_MODEL = Config().from_str(default_model_config)["model"]
 
 CLUSTER_PREFIX = "F"
@@ -115,7 +98,7 @@ def make_frame_inducer(
     )
 
 
-class FrameInducer(TrainablePipe):
+class FrameInducer(SerializablePipe):
     """Induced frames for predicate targets (see module docstring)."""
 
     def __init__(
@@ -409,59 +392,24 @@ class FrameInducer(TrainablePipe):
         validate_examples(examples, "FrameInducer.score")
         return self.scorer(examples, component=self, **kwargs) if self.scorer is not None else {}
 
-    # -- serialization ------------------------------------------------------------------
+    # -- serialization (pipeline/base.py): cfg, vocab, centroids, clusters, model ---------
+    def _extra_state(self):
+        return {
+            "centroids": (self.centroids.to_bytes, self.centroids.from_bytes, self.centroids.to_disk, self.centroids.from_disk),
+            "clusters": (
+                lambda: srsly.json_dumps(self._clusters_dict()),
+                lambda b: self._set_clusters_dict(srsly.json_loads(b)),
+                lambda p: srsly.write_json(p, self._clusters_dict()),
+                lambda p: self._set_clusters_dict(srsly.read_json(p)),
+            ),
+        }
+
     def _clusters_dict(self) -> Dict[str, Any]:
         return {"labels": self.cluster_labels, "info": self.cluster_info}
 
     def _set_clusters_dict(self, data: Dict[str, Any]) -> None:
         self.cluster_labels = dict(data.get("labels", {}))
         self.cluster_info = dict(data.get("info", {}))
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        serialize = {
-            "cfg": lambda: srsly.json_dumps(self.cfg),
-            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
-            "centroids": lambda: self.centroids.to_bytes(),
-            "clusters": lambda: srsly.json_dumps(self._clusters_dict()),
-            "model": lambda: self.model.to_bytes(),
-        }
-        return util.to_bytes(serialize, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "FrameInducer":
-        deserialize = {
-            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
-            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "centroids": lambda b: self.centroids.from_bytes(b),
-            "clusters": lambda b: self._set_clusters_dict(srsly.json_loads(b)),
-            "model": lambda b: self.model.from_bytes(b),
-        }
-        util.from_bytes(bytes_data, deserialize, exclude)
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        serialize = {
-            "cfg": lambda p: srsly.write_json(p, self.cfg),
-            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
-            "centroids": lambda p: self.centroids.to_disk(p),
-            "clusters": lambda p: srsly.write_json(p, self._clusters_dict()),
-            "model": lambda p: self.model.to_disk(p),
-        }
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "FrameInducer":
-        deserialize = {
-            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
-            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "centroids": lambda p: self.centroids.from_disk(p),
-            "clusters": lambda p: self._set_clusters_dict(srsly.read_json(p)),
-            "model": lambda p: self._load_model(p),
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self
-
-    def _load_model(self, path) -> None:
-        with open(path, "rb") as file_:
-            self.model.from_bytes(file_.read())
 
 
 def mix(v_word: numpy.ndarray, v_mask: Optional[numpy.ndarray], alpha: float) -> numpy.ndarray:
