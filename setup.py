@@ -56,7 +56,7 @@ setup(
             "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.frame_inducer:build_target_mean_pooler",
         ],
         "spacy_scorers": [
-            "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
+            "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.frame_scoring:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
             "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.discourse_eval:make_discourse_sense_scorer",
         ],

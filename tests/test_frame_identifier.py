@@ -10,7 +10,7 @@ from thinc.api import Adam
 from conftest import frames_config
 from frames_toy import SENTENCES, toy_docs, toy_inventory
 from spacy_frames.extensions import install_extensions
-from spacy_frames.pipeline.frame_identifier import score_frame_identification
+from spacy_frames.frame_scoring import score_frame_identification
 
 
 # sourced from en_core_web_sm: frozen, they only annotate lemma + POS

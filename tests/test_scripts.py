@@ -144,3 +144,20 @@ def test_discourse_experiment_settings_are_valid_overrides():
                 assert part in node, f"{name}: {key} is not in configs/discourse.cfg"
                 node = node[part]
     assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
+
+
+def test_benchmark_discourse_assembles_both_variants(trained_frames, trained_discourse, tmp_path):
+    """Own copy (replace_listeners) and head (listening to the base transformer) both run."""
+    import spacy
+
+    sys.path.insert(0, str(SCRIPTS))
+    import benchmark_discourse
+
+    text = "Prices rose sharply. So demand outpaced the supply of grain."
+    own = benchmark_discourse.assemble(str(trained_frames), str(trained_discourse), tmp_path / "own", True)
+    head = benchmark_discourse.assemble(str(trained_frames), str(trained_discourse), tmp_path / "head", False)
+    standalone = spacy.load(trained_discourse)(text)._.discourse_relations
+    assert spacy.load(own)(text)._.discourse_relations == standalone
+    # the head listens to the base pipeline's transformer: it runs, on other features
+    relations = spacy.load(head)(text)._.discourse_relations
+    assert len(relations) == 1 and relations[0]["arg1"] == standalone[0]["arg1"]

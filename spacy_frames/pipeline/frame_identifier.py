@@ -13,13 +13,11 @@ Training is coarse-to-fine, one spaCy config per stage:
   `n_negatives` (stage 2).
 """
 import random
-from collections import Counter, defaultdict
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
-from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
@@ -29,6 +27,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from ..corpora.framenet import FrameInventory
 from ..corpora.readers import align_target, is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..frame_scoring import make_frame_identifier_scorer  # noqa: F401  (registers the scorer)
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
 from ..retrieval import FrameIndex
@@ -615,7 +614,6 @@ class FrameIdentifier(SerializablePipe):
             update_memory(d_frames, sgd)
         self._pending_memory = []
 
-    # -- serialization ----------------------------------------------------------------
     def _ensure_index(self) -> None:
         if len(self.inventory) and not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
@@ -644,85 +642,3 @@ class FrameIdentifier(SerializablePipe):
             self._refresh_frame_vectors()
         else:
             self.index.mark_stale()
-
-
-# -- scoring ------------------------------------------------------------------------------
-def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Any]:
-    """Frame identification against gold targets, and target detection.
-
-    Acc: predicted frame == gold over all gold targets (a target the pipeline did
-    not find counts as wrong); R@k: gold frame among the top k of
-    span._.frame_ranking (no lexicon filter); Overall: harmonic mean of Acc and
-    R@1; ambiguous: Acc over targets whose lexical unit has several candidate
-    frames. Target P/R/F compare target spans by characters, over docs that have
-    at least one gold target (FrameNet leaves many sentences unannotated).
-    frame_per_type: P/R/F of each frame label (a target found with the wrong
-    frame, or not found, is a miss of its gold frame) and its gold count n.
-    """
-    n_gold = n_pred = n_match = 0
-    per_frame: Dict[str, Counter] = defaultdict(Counter)  # frame -> tp / fp / n
-    correct = ambiguous = ambiguous_correct = 0
-    hits = {1: 0, 3: 0, 5: 0}
-    for eg in examples:
-        gold = list(eg.reference.spans[targets_key]) if targets_key in eg.reference.spans else []
-        if not gold:
-            continue
-        pred_group = eg.predicted.spans[spans_key] if spans_key in eg.predicted.spans else []
-        n_candidates = pred_group.attrs.get("n_candidates", []) if len(pred_group) else []
-        # offsets -> predicted spans; FrameNet sometimes annotates one target twice
-        # (two frames), so each prediction can match one gold target only
-        predicted: Dict[Tuple[int, int], List[Tuple[Span, int]]] = {}
-        for i, span in enumerate(pred_group):
-            n_cands = n_candidates[i] if i < len(n_candidates) else 0
-            predicted.setdefault((span.start_char, span.end_char), []).append((span, n_cands))
-        n_gold += len(gold)
-        n_pred += len(pred_group)
-        for span in pred_group:
-            per_frame[span.label_]["pred"] += 1
-        for ref in gold:
-            per_frame[ref.label_]["n"] += 1
-            matches = predicted.get((ref.start_char, ref.end_char))
-            if not matches:
-                continue
-            span, n_cands = matches.pop(0)
-            n_match += 1
-            ok = span.label_ == ref.label_
-            correct += ok
-            per_frame[ref.label_]["tp"] += ok
-            if n_cands > 1:
-                ambiguous += 1
-                ambiguous_correct += ok
-            ranked = [name for name, _ in (span._.frame_ranking or [])]
-            for k in hits:
-                hits[k] += ref.label_ in ranked[:k]
-    if n_gold == 0:
-        empty: Dict[str, Any] = {k: None for k in ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous", "target_p", "target_r", "target_f")}
-        empty["frame_per_type"] = {}
-        return empty
-    acc = correct / n_gold
-    r1 = hits[1] / n_gold
-    p = n_match / n_pred if n_pred else 0.0
-    r = n_match / n_gold
-    return {
-        "frame_acc": acc,
-        "frame_r1": r1,
-        "frame_r3": hits[3] / n_gold,
-        "frame_r5": hits[5] / n_gold,
-        "frame_overall": 2 * acc * r1 / (acc + r1) if acc + r1 else 0.0,
-        "frame_acc_ambiguous": ambiguous_correct / ambiguous if ambiguous else None,
-        "target_p": p,
-        "target_r": r,
-        "target_f": 2 * p * r / (p + r) if p + r else 0.0,
-        "frame_per_type": {frame: _prf(c["tp"], c["pred"], c["n"]) for frame, c in sorted(per_frame.items())},
-    }
-
-
-def _prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
-    p = tp / n_pred if n_pred else 0.0
-    r = tp / n_gold if n_gold else 0.0
-    return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "n": n_gold}
-
-
-@util.registry.scorers("spacy-frames.frame_identifier_scorer.v1")
-def make_frame_identifier_scorer() -> Callable:
-    return score_frame_identification

@@ -1,0 +1,56 @@
+"""Words/s cost of discourse_sense in en_frames_trf: own encoder copy vs head on the shared transformer.
+
+    python scripts/benchmark_discourse.py training/frames_final \
+        --own training/discourse/packaged/seed0/model-best \
+        --head training/discourse/packaged-head/seed0/model-best \
+        --corpus corpus/framenet15/test.spacy --output metrics/benchmark_discourse_sense.json
+
+Assembles BASE + discourse_sense twice under training/bench/ (the own variant with its
+transformer copy moved into the component by `replace_listeners`, as
+configs/frames_trf.cfg does; the head variant listening to BASE's transformer), then
+measures BASE and both in fresh processes, same run, same threads (spacy_frames.benchmark).
+"""
+from pathlib import Path
+
+import srsly
+import typer
+
+
+def assemble(base: str, component_model: str, output: Path, own: bool) -> str:
+    import spacy
+
+    nlp = spacy.load(base)
+    source = spacy.load(component_model)
+    if own:
+        source.replace_listeners("transformer", "discourse_sense", ["model.tok2vec"])
+    nlp.add_pipe("discourse_sense", source=source)
+    nlp.to_disk(output)
+    return str(output)
+
+
+# fmt: off
+def main(
+    base: str = typer.Argument(..., help="Pipeline with the shared transformer (frame_identifier's)"),
+    own: str = typer.Option(..., "--own", help="discourse_sense trained with its own encoder copy"),
+    head: str = typer.Option(..., "--head", help="discourse_sense trained as a head on BASE's transformer"),
+    corpus: Path = typer.Option(..., "--corpus", help=".spacy corpus whose texts are annotated"),
+    output: Path = typer.Option(..., "--output", "-o"),
+    work: Path = typer.Option(Path("training/bench"), "--work", help="Where the assembled pipelines go"),
+    n_threads: int = typer.Option(2, "--n-threads"),
+    n_words: int = typer.Option(20000, "--n-words"),
+):
+    # fmt: on
+    """Assemble BASE + discourse_sense (own, head) and measure all three."""
+    from spacy_frames.benchmark import benchmark
+
+    work.mkdir(parents=True, exist_ok=True)
+    models = [base, assemble(base, own, work / "with_discourse_own", True), assemble(base, head, work / "with_discourse_head", False)]
+    result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    for row in result["results"]:
+        typer.echo(f"{row['model']}: {row['words_per_second']} words/s, peak {row['peak_rss_mib']} MiB")
+
+
+if __name__ == "__main__":
+    typer.run(main)
