@@ -68,6 +68,21 @@ def test_reader_groups_instances_by_frame(toy_folds):
     assert create_instance_frames([str(toy_folds / "fold0.spacy")]) == sorted({row[2] for row in INSTANCES})
 
 
+def test_diverse_runs_pair_different_verbs(toy_folds):
+    """Every toy frame has two verbs with two instances each: a diverse run of two is
+    always one instance of each verb; random runs often pair one verb."""
+    nlp = spacy.blank("en")
+
+    def runs(diverse):
+        reader = create_frame_induction_reader([str(toy_folds / "fold0.spacy")], per_frame=2, seed=0, diverse_runs=diverse)
+        stream = list(islice(reader(nlp), 160))
+        lus = [eg.reference.spans["targets"][0]._.lexical_unit for eg in stream]
+        return [(lus[i], lus[i + 1]) for i in range(0, len(lus), 2)]
+
+    assert all(a != b for a, b in runs(True))
+    assert any(a == b for a, b in runs(False))
+
+
 def test_sidecar_index_selects_the_same_instances(toy_folds, tmp_path):
     """With `<fold>.index.json` the reader decodes only the docs it keeps; the choice is the same."""
     from spacy.tokens import DocBin

@@ -233,6 +233,7 @@ def create_frame_induction_reader(
     per_frame: int = 0,
     limit: int = 0,
     seed: int = 0,
+    diverse_runs: bool = False,
 ) -> Callable[[Language], Iterable[Example]]:
     """Frame-induction instances (corpus/frame_induction/fold*.spacy) as Examples with
     their gold target preset on the predicted doc.
@@ -244,14 +245,18 @@ def create_frame_induction_reader(
         frame (frames shuffled), so a batch of B holds B / per_frame frames with
         several instances each (positives for every anchor). Use it with
         `spacy.batch_by_sequence.v1` and `training.max_epochs = -1`.
+    diverse_runs: fill each run from as many different verbs (LUs) of the frame as
+        possible, so that the positives of an anchor are mostly other verbs: what
+        the second clustering step needs (instances of one frame grouped across
+        verbs), where random runs of a frame with few verbs pair mostly one verb.
     limit: at most this many instances, spread over LUs (seeded; 0 = all), e.g.
         a small dev set for scoring during training.
     """
-    return FrameInductionCorpus(paths, max_per_lu, per_frame, limit, seed)
+    return FrameInductionCorpus(paths, max_per_lu, per_frame, limit, seed, diverse_runs)
 
 
 class FrameInductionCorpus:
-    def __init__(self, paths: Sequence[str], max_per_lu: int, per_frame: int, limit: int, seed: int):
+    def __init__(self, paths: Sequence[str], max_per_lu: int, per_frame: int, limit: int, seed: int, diverse_runs: bool = False):
         if isinstance(paths, (str, Path)):
             paths = [paths]
         if not paths:
@@ -259,6 +264,7 @@ class FrameInductionCorpus:
         self.paths = [_require(p) for p in paths]
         self.max_per_lu = max_per_lu
         self.per_frame = per_frame
+        self.diverse_runs = diverse_runs
         self.limit = limit
         self.seed = seed
         self._docs: Optional[List[Doc]] = None
@@ -298,6 +304,8 @@ class FrameInductionCorpus:
             for frame in frames:
                 items = list(by_frame[frame])
                 rng.shuffle(items)
+                if self.diverse_runs:
+                    items = interleave_lus(items)
                 for i in range(0, len(items), self.per_frame):
                     run = items[i : i + self.per_frame]
                     if len(run) >= 2 or len(items) == 1:
@@ -306,6 +314,19 @@ class FrameInductionCorpus:
             for run in runs:
                 for doc in run:
                     yield make_example(nlp, doc)
+
+
+def interleave_lus(items: List[Doc]) -> List[Doc]:
+    """The items reordered round-robin over their LUs (order within an LU kept), so
+    consecutive items come from different verbs as long as there are several."""
+    by_lu: Dict[str, List[Doc]] = defaultdict(list)
+    for doc in items:
+        by_lu[_lu_of(doc)].append(doc)
+    queues = list(by_lu.values())
+    out: List[Doc] = []
+    for depth in range(max(len(q) for q in queues) if queues else 0):
+        out.extend(q[depth] for q in queues if depth < len(q))
+    return out
 
 
 def make_example(nlp: Language, reference: Doc) -> Example:
