@@ -170,3 +170,29 @@ def test_cli_evaluate_and_predict_rels(trained_discourse, toy_discourse, tmp_pat
     assert [r.senses for r in read_rels(tmp_path / "out.rels")] == [[sense] for _, _, sense, _ in RELATIONS]
     result = runner.invoke(app, ["evaluate-discourse", str(trained_discourse), str(tmp_path / "missing.spacy"), "-o", str(tmp_path / "x.json")])
     assert result.exit_code == 1 and "convert-discourse" in result.output
+
+
+def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discourse, transformer_dir, tmp_path):
+    """configs/discourse_head.cfg: the sourced transformer is frozen and annotates; only
+    discourse_sense's dense layer and heads change."""
+    import numpy
+    from spacy.cli.train import train
+
+    from conftest import TEST_CONFIG_DIR
+
+    config = spacy.util.load_config(TEST_CONFIG_DIR / "discourse_head.cfg", overrides={
+        "paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir),
+        "paths.train": [str(toy_discourse / "train.spacy")], "paths.dev": [str(toy_discourse / "dev.spacy")]})
+    config.to_disk(tmp_path / "config.cfg")
+    train(tmp_path / "config.cfg", tmp_path / "out", overrides={"training.max_steps": 10})
+
+    def weights(nlp):
+        module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+        return {name: tensor.detach().numpy().copy() for name, tensor in module.state_dict().items()}
+
+    before = weights(spacy.load(transformer_dir))
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    after = weights(nlp)
+    assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
+    relations = nlp(TEXT)._.discourse_relations
+    assert len(relations) == 2 and all(numpy.isfinite(r["score"]) for r in relations)
