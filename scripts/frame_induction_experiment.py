@@ -194,6 +194,50 @@ def tune_cli(
     typer.echo(json.dumps({k: result[k] for k in ("alpha", "bcf", "pif", "dev_bcf_by_alpha", "ranking_recall")}, indent=1))
 
 
+@app.command("diagnose")
+def diagnose_cli(
+    systems: List[str] = typer.Argument(..., help="Run names whose cached embeddings are analysed, e.g. vanilla triplet"),
+    fold: int = typer.Option(0, "--fold"),
+    output: Path = typer.Option(ROOT / "metrics" / "frame_inducer" / "diagnostics.json", "--output"),
+):
+    """Where two-step clustering loses: BcF with an oracle first step (pseudo-LUs = gold
+    LUs) and with an oracle second step (each pseudo-LU takes its majority gold frame),
+    next to the real two-step BcF, on the test fold's cached embeddings at the run's alpha."""
+    import numpy
+
+    from spacy_frames.clustering import cluster_scores
+    from spacy_frames.clustering.induction import _cut, _means, average_linkage, decide_threshold, twostep_cluster
+    from spacy_frames.clustering.metrics import _factorize
+    from spacy_frames.induction_eval import load_embeddings, mixed
+
+    rotation = fold_rotation(fold)
+    out = srsly.read_json(output) if output.exists() else {}
+    for name in systems:
+        run = srsly.read_json(RUNS / f"{name}_fold{fold}.json")
+        cache = WORK / name / ("embeddings" if name == "vanilla" else f"fold{fold}")
+        test = load_embeddings(cache / f"fold{rotation['test']}.npz")
+        params, alpha = run["two-step"]["params"], run["two-step"]["alpha"]
+        X = mixed(test, alpha)
+        labels, plu = twostep_cluster(X, test["lemmas"], params)
+        lu, n_lu = _factorize([f"{a}|{b}" for a, b in zip(test["lemmas"], test["frames"])])
+        Z = average_linkage(_means(X, lu, n_lu))
+        oracle1 = _cut(Z, decide_threshold(Z, float(params["pair_ratio"])))[lu]
+        majority = numpy.empty(len(X), dtype=object)
+        for p_id in numpy.unique(plu):
+            rows = numpy.where(plu == p_id)[0]
+            values, counts = numpy.unique(test["frames"][rows], return_counts=True)
+            majority[rows] = values[counts.argmax()]
+        oracle2 = _factorize(list(majority))[0]
+        out[f"{name}_fold{fold}"] = {
+            "alpha": round(alpha, 1), "n_plu": int(plu.max()) + 1, "n_gold_lus": int(n_lu),
+            "two_step_bcf": round(cluster_scores(test["frames"], labels)["bcf"], 2),
+            "oracle_step1_bcf": round(cluster_scores(test["frames"], oracle1)["bcf"], 2),
+            "oracle_step2_bcf": round(cluster_scores(test["frames"], oracle2)["bcf"], 2),
+        }
+        typer.echo(f"{name}: {out[f'{name}_fold{fold}']}")
+    write_json(output, out)
+
+
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.json")):
     """Average every system over the folds it has, next to the per-fold baselines."""
