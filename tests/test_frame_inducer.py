@@ -124,6 +124,26 @@ def test_mask_encoder_is_tied_and_alpha_zero_skips_it(tiny_bert, toy_folds, tran
     assert not any(key[0] == shim_id for key in optimizer.mom1)
 
 
+def test_mask_in_training_trains_the_mixed_vector(tiny_bert, toy_folds, transformer_dir):
+    """mask_in_training: the loss is on norm((1 - alpha) v_word + alpha v_mask); the masked
+    pass's gradients reach the tied transformer weights within the same step."""
+    nlp = initialized(tiny_bert, toy_folds, transformer_dir, **{
+        "components.frame_inducer.alpha": 0.5, "components.frame_inducer.mask_in_training": True})
+    inducer = nlp.get_pipe("frame_inducer")
+    examples = examples_for(nlp)
+    docs = [nlp.get_pipe("transformer")(preset(nlp, doc)) for doc in toy_instance_docs(nlp.vocab)[:4]]
+    _, _, mask_before = inducer.embed(docs)
+    optimizer = Adam(0.001)
+    first = nlp.update(examples, sgd=optimizer, losses={})["frame_inducer"]
+    for _ in range(10):
+        last = nlp.update(examples, sgd=optimizer, losses={})["frame_inducer"]
+    docs = [nlp.get_pipe("transformer")(preset(nlp, doc)) for doc in toy_instance_docs(nlp.vocab)[:4]]
+    _, _, mask_after = inducer.embed(docs)
+    assert last < first and not numpy.allclose(mask_before, mask_after)
+    shim_id = inducer.model.get_ref("mask_encoder").layers[0].shims[0].id
+    assert not any(key[0] == shim_id for key in optimizer.mom1)
+
+
 def test_centroids_assign_frames_and_skip_other_pos(tiny_bert, toy_folds, transformer_dir, trained_inducer):
     nlp = spacy.load(trained_inducer)
     docs = fit_clusters(nlp)

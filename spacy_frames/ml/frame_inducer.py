@@ -92,11 +92,14 @@ def frame_inducer_forward(model: Model, X: InducerInput, is_train: bool):
 
     def backprop(dY: InducerOutput):
         d_word, d_mask = dY
+        # the masked pass first: when its encoder is tied to the shared transformer, its
+        # gradients must be in the shared weights before the listener's backprop makes
+        # the transformer take its optimizer step
+        if d_mask is not None and bp_mask is not None:
+            bp_mask(bp_proj_mask(d_mask) if bp_proj_mask is not None else d_mask)
         if bp_proj_word is not None:
             d_word = bp_proj_word(d_word)
         bp_word(d_word)
-        if d_mask is not None and bp_mask is not None:
-            bp_mask(bp_proj_mask(d_mask) if bp_proj_mask is not None else d_mask)
         return X
 
     return (v_word, v_mask), backprop

@@ -59,6 +59,7 @@ CLUSTER_PREFIX = "F"
         "alpha": 0.0,
         "max_classes": 2048,
         "tie_mask_encoder": True,
+        "mask_in_training": False,
         "loss": {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
         "scorer": {"@scorers": "spacy-frames.frame_inducer_scorer.v1"},
     },
@@ -75,6 +76,7 @@ def make_frame_inducer(
     alpha: float,
     max_classes: int,
     tie_mask_encoder: bool,
+    mask_in_training: bool,
     loss: Callable,
     scorer: Optional[Callable],
 ) -> "FrameInducer":
@@ -89,12 +91,15 @@ def make_frame_inducer(
     max_classes (int): rows of the class-weight table of classification losses
         (softmax, ArcFace, AdaCos); one per training frame, added as they are seen.
     tie_mask_encoder (bool): make the mask encoder run the shared transformer's weights.
+    mask_in_training (bool): train the mixed vector (1 - alpha) * v_word + alpha * v_mask
+        (two passes per batch) instead of v_word alone; alpha is the configured one.
     loss (Callable): deep-metric-learning loss (spacy-frames.TripletLoss.v1, ...).
     scorer (Optional[Callable]): scoring method.
     """
     return FrameInducer(
         nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, pos=pos, alpha=alpha,
-        max_classes=max_classes, tie_mask_encoder=tie_mask_encoder, loss=loss, scorer=scorer,
+        max_classes=max_classes, tie_mask_encoder=tie_mask_encoder, mask_in_training=mask_in_training,
+        loss=loss, scorer=scorer,
     )
 
 
@@ -113,6 +118,7 @@ class FrameInducer(SerializablePipe):
         alpha: float = 0.0,
         max_classes: int = 2048,
         tie_mask_encoder: bool = True,
+        mask_in_training: bool = False,
         loss: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
@@ -130,6 +136,7 @@ class FrameInducer(SerializablePipe):
             "alpha": alpha,
             "max_classes": max_classes,
             "tie_mask_encoder": tie_mask_encoder,
+            "mask_in_training": mask_in_training,
             "labels": [],
         }
         self.set_alpha(alpha)
@@ -300,10 +307,13 @@ class FrameInducer(SerializablePipe):
             return losses
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)
-        (v_word, _), backprop = self.model.begin_update((docs, spans, False))
-        vectors, bp_norm = l2_normalize(self.model.ops, v_word)
+        alpha = self.cfg["alpha"] if self.cfg.get("mask_in_training") else 0.0
+        (v_word, v_mask), backprop = self.model.begin_update((docs, spans, alpha > 0))
+        mixed = v_word if alpha == 0 else (1.0 - alpha) * v_word + alpha * v_mask
+        vectors, bp_norm = l2_normalize(self.model.ops, mixed)
         loss, d_vectors = self.get_loss(examples, (vectors, frames))
-        backprop((bp_norm(d_vectors), None))
+        d_mixed = bp_norm(d_vectors)
+        backprop((d_mixed, None) if alpha == 0 else ((1.0 - alpha) * d_mixed, alpha * d_mixed))
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
