@@ -127,3 +127,15 @@ def test_level_scores_hand_computed():
 def test_second_gold_sense_counts_as_correct():
     scores = level_scores(["Expansion.Conjunction"], [["Contingency.Cause.Result", "Expansion.Conjunction"]], 2)
     assert scores["acc"] == 100.0 and scores["per_sense"]["Expansion.Conjunction"]["f1"] == 100.0
+
+
+def test_weighted_cross_entropy_rows():
+    from spacy_frames.losses.base import _cross_entropy
+
+    logits = numpy.array([[2.0, 0.0], [0.0, 1.0]])
+    grad, values = _cross_entropy(numpy, logits, numpy.array([0, 0]), reduce=False)
+    assert values[0] == pytest.approx(math.log(1 + math.exp(-2.0)))
+    assert values[1] == pytest.approx(math.log(1 + math.exp(1.0)))
+    mean_grad, mean_value = _cross_entropy(numpy, logits, numpy.array([0, 0]))
+    numpy.testing.assert_allclose(mean_grad, grad / 2)
+    assert mean_value == pytest.approx(values.mean())

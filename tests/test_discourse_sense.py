@@ -1,4 +1,7 @@
 """discourse_sense on a tiny random BERT and toy relations."""
+import math
+
+import numpy
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin, SpanGroup
@@ -196,3 +199,26 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discours
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
     relations = nlp(TEXT)._.discourse_relations
     assert len(relations) == 2 and all(numpy.isfinite(r["score"]) for r in relations)
+
+
+def test_augmented_copies_weigh_less_in_the_cross_entropy(tiny_bert, toy_discourse, transformer_dir):
+    """augmented_weight scales the cross-entropy of connective-inserted copies."""
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": 0.0})
+    component = nlp.get_pipe("discourse_sense")
+    examples = toy_examples(nlp)[:2]
+    augmented = [Example(eg.predicted.copy(), eg.reference.copy()) for eg in examples]
+    for eg in augmented:
+        eg.reference._.discourse_gold = dict(eg.reference._.discourse_gold, augmented=True)
+    _, _, weights = component._gold(examples + augmented)
+    assert weights == [1.0, 1.0, 1.0, 1.0]  # the configs' default
+    component.cfg["augmented_weight"] = 0.1
+    _, senses, weights = component._gold(examples + augmented)
+    assert weights == [1.0, 1.0, 0.1, 0.1] and len(senses) == 4
+    n = len(senses)
+    logits = [component.model.ops.alloc2f(n, len(component.tables[h])) for h in ("level1", "level2", "leaf")]
+    loss, (d_features, d_logits) = component.get_loss(examples, (None, logits, senses, weights))
+    # uniform logits: every row's loss is log(#classes); the weighted mean is the same
+    expected = sum(math.log(len(component.tables[h])) for h in ("level1", "level2", "leaf"))
+    assert loss == pytest.approx(expected, rel=1e-5)
+    row_norms = numpy.abs(d_logits[1]).sum(axis=1)
+    assert row_norms[2] == pytest.approx(0.1 * row_norms[0], rel=1e-4)

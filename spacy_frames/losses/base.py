@@ -18,13 +18,16 @@ class ComputedLoss(Loss):
         raise NotImplementedError
 
 
-def _cross_entropy(xp, logits, labels):
-    """Mean softmax cross-entropy and its gradient w.r.t. the logits (stable log-softmax)."""
+def _cross_entropy(xp, logits, labels, reduce: bool = True):
+    """Mean softmax cross-entropy and its gradient w.r.t. the logits (stable log-softmax).
+    reduce=False: the per-row gradients and losses instead (not divided by n)."""
     rows = xp.arange(len(labels))
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
     d_logits = xp.exp(log_probs)
     d_logits[rows, labels] -= 1.0
+    if not reduce:
+        return d_logits, -log_probs[rows, labels]
     n = len(labels)
     return d_logits / n, -float(log_probs[rows, labels].sum()) / n
 

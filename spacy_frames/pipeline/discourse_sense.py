@@ -52,6 +52,7 @@ DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
         "args_key": ARGS_KEY,
         "head_weights": [1.0, 1.0, 1.0],
         "contrastive_weight": 1.0,
+        "augmented_weight": 0.1,
         "contrastive": {"@losses": "spacy-frames.HierarchicalContrastiveLoss.v1"},
         "max_pairs_per_batch": 256,
         "scorer": {"@scorers": "spacy-frames.discourse_sense_scorer.v1"},
@@ -66,6 +67,7 @@ def make_discourse_sense(
     args_key: str,
     head_weights: List[float],
     contrastive_weight: float,
+    augmented_weight: float,
     contrastive: Callable,
     max_pairs_per_batch: int,
     scorer: Optional[Callable],
@@ -77,13 +79,16 @@ def make_discourse_sense(
     head_weights (List[float]): cross-entropy weights of the level-1, level-2 and
         finest-sense heads; a head with weight 0 is not trained and not used to decode.
     contrastive_weight (float): beta, the weight of the contrastive loss (0: off).
+    augmented_weight (float): cross-entropy weight of a training copy with its implicit
+        connective inserted, relative to 1 for the original (Long & Webber: 0.1); both
+        copies take part in the contrastive loss.
     contrastive (Callable): the contrastive loss (spacy-frames.HierarchicalContrastiveLoss.v1).
     max_pairs_per_batch (int): adjacent-sentence pairs encoded at once in a long doc.
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
         nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
-        contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch, scorer=scorer,
+        augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch, scorer=scorer,
     )
 
 
@@ -99,6 +104,7 @@ class DiscourseSense(SerializablePipe):
         args_key: str = ARGS_KEY,
         head_weights: Sequence[float] = (1.0, 1.0, 1.0),
         contrastive_weight: float = 1.0,
+        augmented_weight: float = 0.1,
         contrastive: Optional[Callable] = None,
         max_pairs_per_batch: int = 256,
         scorer: Optional[Callable] = None,
@@ -115,6 +121,7 @@ class DiscourseSense(SerializablePipe):
             "args_key": args_key,
             "head_weights": [float(w) for w in head_weights],
             "contrastive_weight": float(contrastive_weight),
+            "augmented_weight": float(augmented_weight),
             "max_pairs_per_batch": int(max_pairs_per_batch),
             "labels": [],
         }
@@ -243,10 +250,11 @@ class DiscourseSense(SerializablePipe):
         return super().pipe(stream, batch_size=batch_size)
 
     # -- training -------------------------------------------------------------------------
-    def _gold(self, examples: Sequence[Example]) -> Tuple[List[List[Tuple[Span, Span]]], List[str]]:
+    def _gold(self, examples: Sequence[Example]) -> Tuple[List[List[Tuple[Span, Span]]], List[str], List[float]]:
         """Per example its argument pair ([] for an example without a gold sense, or with
-        a sense the heads have no class for), and the senses of the pairs, in order."""
-        pairs, senses = [], []
+        a sense the heads have no class for); the senses of the pairs, in order, and
+        their cross-entropy weights (augmented copies: augmented_weight)."""
+        pairs, senses, weights = [], [], []
         for eg in examples:
             gold = eg.reference._.discourse_gold
             args = list(eg.predicted.spans.get(self.cfg["args_key"], []))
@@ -256,7 +264,8 @@ class DiscourseSense(SerializablePipe):
                 continue
             pairs.append([(args[0], args[1])])
             senses.append(candidates[0])
-        return pairs, senses
+            weights.append(self.cfg.get("augmented_weight", 1.0) if gold.get("augmented") else 1.0)
+        return pairs, senses, weights
 
     def update(
         self,
@@ -273,7 +282,7 @@ class DiscourseSense(SerializablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "DiscourseSense.update")
-        pairs, senses = self._gold(examples)
+        pairs, senses, weights = self._gold(examples)
         if not senses:
             return losses
         # every doc goes to the listener (it checks the batch is the transformer's),
@@ -281,7 +290,7 @@ class DiscourseSense(SerializablePipe):
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)
         (features, logits), backprop = self.model.begin_update((docs, pairs))
-        loss, grads = self.get_loss(examples, (features, logits, senses))
+        loss, grads = self.get_loss(examples, (features, logits, senses, weights))
         backprop(grads)
         if sgd is not None:
             self.finish_update(sgd)
@@ -289,8 +298,11 @@ class DiscourseSense(SerializablePipe):
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
-        features, logits, senses = scores
+        features, logits, senses = scores[:3]
         ops = self.model.ops
+        # weighted mean cross-entropy: rows scaled by weight / mean weight
+        sample = numpy.asarray(scores[3] if len(scores) > 3 else [1.0] * len(senses), dtype="float32")
+        sample = ops.asarray2f((sample / sample.mean()).reshape(-1, 1))
         tables = self.tables
         rows = tables["rows"][[tables["leaf"].index(s) for s in senses]]
         total, d_logits = 0.0, []
@@ -298,9 +310,9 @@ class DiscourseSense(SerializablePipe):
             if weight <= 0:
                 d_logits.append(None)
                 continue
-            grad, value = _cross_entropy(ops.xp, logits[h], ops.asarray1i(rows[:, h]))
-            d_logits.append((weight * grad).astype("float32"))
-            total += weight * value
+            grad, values = _cross_entropy(ops.xp, logits[h], ops.asarray1i(rows[:, h]), reduce=False)
+            d_logits.append((weight * grad * sample / len(senses)).astype("float32"))
+            total += weight * float((values * sample[:, 0]).mean())
         d_features = None
         beta = self.cfg["contrastive_weight"]
         if beta > 0 and len(senses) > 1:
