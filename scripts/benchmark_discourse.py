@@ -3,12 +3,15 @@
     python scripts/benchmark_discourse.py training/frames_final \
         --own training/discourse/packaged/seed0/model-best \
         --head training/discourse/packaged-head/seed0/model-best \
-        --corpus corpus/framenet15/test.spacy --output metrics/benchmark_discourse_sense.json
+        --corpus corpus/discourse/gdtb_test.spacy --output metrics/benchmark_discourse_sense.json
 
 Assembles BASE + discourse_sense twice under training/bench/ (the own variant with its
 transformer copy moved into the component by `replace_listeners`, as
 configs/frames_trf.cfg does; the head variant listening to BASE's transformer), then
 measures BASE and both in fresh processes, same run, same threads (spacy_frames.benchmark).
+The corpus must have several sentences per text (discourse_sense classifies adjacent
+sentences; a one-sentence text costs it nothing). The assembling runs in its own process,
+so the measuring processes do not inherit its memory high-water mark.
 """
 from pathlib import Path
 
@@ -43,8 +46,12 @@ def main(
     """Assemble BASE + discourse_sense (own, head) and measure all three."""
     from spacy_frames.benchmark import benchmark
 
+    import multiprocessing
+
     work.mkdir(parents=True, exist_ok=True)
-    models = [base, assemble(base, own, work / "with_discourse_own", True), assemble(base, head, work / "with_discourse_head", False)]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        models = [base] + [pool.apply(assemble, (base, model, work / name, is_own))
+                           for model, name, is_own in ((own, "with_discourse_own", True), (head, "with_discourse_head", False))]
     result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
