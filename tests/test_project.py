@@ -17,3 +17,12 @@ def test_workflows_name_existing_commands_and_train_covers_the_pipeline():
     assert [step for step in main if step in train] == train
     assert main.index("assemble-frames-trf") < main.index("package")
     assert project["vars"]["pipeline"] == "training/frames_trf"
+
+
+def test_weasel_loads_the_project_with_its_variables():
+    """Variables are substituted into commands as JSON: a value with quotes breaks it."""
+    from weasel.util import load_project_config
+
+    config = load_project_config(ROOT)
+    assert isinstance(config["commands"], list)
+    assert all(isinstance(command, dict) for command in config["commands"])
