@@ -1,6 +1,6 @@
 """What the trainable components share: serialization of cfg, vocab, model and their own
 state, and the default (transformer-free) tok2vec of their default model configs."""
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import srsly
 from spacy import util
@@ -84,3 +84,17 @@ class SerializablePipe(TrainablePipe):
     def _load_model_file(self, path) -> None:
         with open(path, "rb") as file_:
             self._load_model_bytes(file_.read())
+
+
+class CfgLabels:
+    """`labels` and `label_data` of a component that keeps its labels in cfg["labels"]."""
+
+    cfg: Dict[str, Any]
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)

@@ -32,7 +32,7 @@ from ..losses.base import _cross_entropy
 from ..discourse_eval import make_discourse_sense_scorer  # noqa: F401  (registers the scorer)
 from ..ml.discourse_sense import HEADS, set_head_sizes
 from ..sense_hierarchy import SenseHierarchy
-from .base import SerializablePipe, default_tok2vec_config
+from .base import CfgLabels, SerializablePipe, default_tok2vec_config
 
 default_model_config = """
 [model]
@@ -92,7 +92,7 @@ def make_discourse_sense(
     )
 
 
-class DiscourseSense(SerializablePipe):
+class DiscourseSense(CfgLabels, SerializablePipe):
     """Discourse relation senses of argument pairs (see module docstring)."""
 
     def __init__(
@@ -132,16 +132,7 @@ class DiscourseSense(SerializablePipe):
         self._sentencizer = Sentencizer()
         self._warned_args = False
 
-    # -- labels ---------------------------------------------------------------------------
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        """The finest senses the component predicts (leaves, or level-2 senses seen without a leaf)."""
-        return tuple(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
+    # -- labels: the finest senses predicted (leaves, or level-2 senses seen without a leaf)
     def add_label(self, label: str) -> int:
         sense = self.hierarchy.normalize(label)
         if sense is None or self.hierarchy.level_of(sense) < 2:

@@ -33,7 +33,7 @@ from ..losses import TripletLoss
 from ..ml.frame_identifier import l2_normalize
 from ..ml.frame_inducer import optional_ref
 from ..retrieval import FrameIndex
-from .base import SerializablePipe, default_tok2vec_config
+from .base import CfgLabels, SerializablePipe, default_tok2vec_config
 from .sharing import finish_update_skipping, tie_to_transformer
 
 default_model_config = """
@@ -103,8 +103,9 @@ def make_frame_inducer(
     )
 
 
-class FrameInducer(SerializablePipe):
-    """Induced frames for predicate targets (see module docstring)."""
+class FrameInducer(CfgLabels, SerializablePipe):
+    """Induced frames for predicate targets (see module docstring); its labels are the
+    training frames (classes of the classification losses)."""
 
     def __init__(
         self,
@@ -150,15 +151,6 @@ class FrameInducer(SerializablePipe):
         self._pending: List[Tuple[Any, Any]] = []
         self._tied = False
         self._warned_no_centroids = False
-
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        """The training frames (classes of the classification losses)."""
-        return tuple(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
 
     def set_alpha(self, alpha: float) -> None:
         if not 0.0 <= alpha <= 1.0:
