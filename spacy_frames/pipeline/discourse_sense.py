@@ -83,7 +83,8 @@ def make_discourse_sense(
         connective inserted, relative to 1 for the original (Long & Webber: 0.1); both
         copies take part in the contrastive loss.
     contrastive (Callable): the contrastive loss (spacy-frames.HierarchicalContrastiveLoss.v1).
-    max_pairs_per_batch (int): adjacent-sentence pairs encoded at once in a long doc.
+    max_pairs_per_batch (int): pairs classified per model call (whole docs: a longer
+        doc goes alone).
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
@@ -190,15 +191,23 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         results: List[List[Dict[str, Any]]] = [[] for _ in docs]
         if not self.cfg["labels"]:
             return results
-        flat = [(d, p) for d, doc_pairs in enumerate(pairs) for p in doc_pairs]
-        size = max(1, self.cfg["max_pairs_per_batch"])
-        for start in range(0, len(flat), size):
-            chunk = flat[start : start + size]
-            doc_ids = sorted({d for d, _ in chunk})
-            chunk_pairs = [[p for d, p in chunk if d == i] for i in doc_ids]
-            _, logits = self.model.predict(([docs[i] for i in doc_ids], chunk_pairs))
+        # chunks of whole docs (a doc is never split: with its own encoder copy the model
+        # encodes every doc it is given), closed once they hold max_pairs_per_batch pairs
+        chunks: List[List[int]] = [[]]
+        n_pairs = 0
+        for d, doc_pairs in enumerate(pairs):
+            if not doc_pairs:
+                continue
+            if n_pairs >= self.cfg["max_pairs_per_batch"] and chunks[-1]:
+                chunks.append([])
+                n_pairs = 0
+            chunks[-1].append(d)
+            n_pairs += len(doc_pairs)
+        for doc_ids in (c for c in chunks if c):
+            _, logits = self.model.predict(([docs[i] for i in doc_ids], [pairs[i] for i in doc_ids]))
             senses, scores = self.decode(logits)
-            for (d, (arg1, arg2)), sense, score in zip(chunk, senses, scores):
+            flat = [(d, p) for d in doc_ids for p in pairs[d]]
+            for (d, (arg1, arg2)), sense, score in zip(flat, senses, scores):
                 results[d].append(self.relation(arg1, arg2, sense, score))
         return results
 
