@@ -46,3 +46,38 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     assert nlp(text)._.discourse_relations == spacy.load(trained_discourse)(text)._.discourse_relations
     assert len(nlp(text)._.discourse_relations) == 2
     assert "discourse relations:" in format_doc(nlp(text))
+
+
+def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_folds, toy_discourse, transformer_dir):
+    """transformer + frame_inducer + discourse_sense on one transformer: a batch with only
+    frame-induction examples updates the transformer although the last listener
+    (discourse_sense) has nothing to learn from it, and vice versa."""
+    import numpy
+    from thinc.api import Adam
+
+    from conftest import discourse_config, inducer_config
+    from test_discourse_sense import toy_examples
+    from test_frame_inducer import examples_for
+
+    config = discourse_config(tiny_bert, toy_discourse, transformer_dir).interpolate()
+    inducer = inducer_config(tiny_bert, toy_folds, transformer_dir).interpolate()
+    config["components"]["frame_inducer"] = inducer["components"]["frame_inducer"]
+    config["nlp"]["pipeline"] = ["transformer", "frame_inducer", "discourse_sense"]
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    induction, discourse = examples_for(nlp), toy_examples(nlp)
+    nlp.initialize(lambda: induction + discourse)
+    listeners = nlp.get_pipe("transformer").listeners
+    assert len(listeners) == 2
+
+    def weights():
+        module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+        return numpy.concatenate([t.detach().numpy().ravel() for t in module.parameters()])
+
+    optimizer = Adam(0.01)
+    for batch in (induction, discourse):
+        before = weights()
+        # as `spacy train` does: every update first, then every component steps
+        losses = nlp.update(batch, sgd=False)
+        for _, proc in nlp.pipeline:
+            proc.finish_update(optimizer)
+        assert not numpy.allclose(before, weights()), f"the transformer did not step ({losses})"

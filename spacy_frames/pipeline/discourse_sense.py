@@ -33,6 +33,7 @@ from ..discourse_eval import make_discourse_sense_scorer  # noqa: F401  (registe
 from ..ml.discourse_sense import HEADS, set_head_sizes
 from ..sense_hierarchy import SenseHierarchy
 from .base import CfgLabels, SerializablePipe, default_tok2vec_config
+from .sharing import skip_batch
 
 default_model_config = """
 [model]
@@ -284,6 +285,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         validate_examples(examples, "DiscourseSense.update")
         pairs, senses, weights = self._gold(examples)
         if not senses:
+            skip_batch(self.model.get_ref("tok2vec"), [eg.predicted for eg in examples])
             return losses
         # every doc goes to the listener (it checks the batch is the transformer's),
         # those without gold with no pair

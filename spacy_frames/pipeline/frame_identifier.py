@@ -32,7 +32,7 @@ from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
 from ..retrieval import FrameIndex
 from .base import SerializablePipe, default_tok2vec_config
-from .sharing import finish_update_skipping, tie_to_transformer
+from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -428,6 +428,7 @@ class FrameIdentifier(SerializablePipe):
         spans, det_labels = self._detection_examples(docs, gold_spans, partial)
         n_gold = [len(g) for g in gold_spans]
         if not any(spans):
+            skip_batch(self.model.get_ref("tok2vec"), docs)
             return losses
         train_frames = self.cfg["train_frame_encoder"]
         frames = [f for doc_frames in gold_frames for f in doc_frames]

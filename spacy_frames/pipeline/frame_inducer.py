@@ -34,7 +34,7 @@ from ..ml.frame_identifier import l2_normalize
 from ..ml.frame_inducer import optional_ref
 from ..retrieval import FrameIndex
 from .base import CfgLabels, SerializablePipe, default_tok2vec_config
-from .sharing import finish_update_skipping, tie_to_transformer
+from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -296,6 +296,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         validate_examples(examples, "FrameInducer.update")
         spans, frames = self._gold(examples)
         if len(frames) < 2:
+            skip_batch(self.model.get_ref("tok2vec"), [eg.predicted for eg in examples])
             return losses
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)

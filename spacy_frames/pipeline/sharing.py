@@ -51,3 +51,15 @@ def finish_update_skipping(model: Model, sgd: Optimizer, skipped: Optional[Model
             if node.has_grad(name):
                 param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name))
                 node.set_param(name, param)
+
+
+def skip_batch(tok2vec: Model, docs) -> None:
+    """What a component's update() does with a batch that has none of its annotations.
+
+    It still runs its listener and backpropagates zeros: a shared transformer takes its
+    optimizer step when its *last* listener calls back (the others only accumulate), so
+    a last listener that skipped would drop every other component's gradients for the
+    batch when corpora of different tasks are mixed. For a frozen (annotating)
+    transformer, or a component with its own tok2vec, this is a harmless no-op."""
+    outputs, backprop = tok2vec.begin_update(list(docs))
+    backprop([tok2vec.ops.alloc2f(*output.shape) for output in outputs])
