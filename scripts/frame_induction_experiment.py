@@ -206,8 +206,7 @@ def diagnose_cli(
     import numpy
 
     from spacy_frames.clustering import cluster_scores
-    from spacy_frames.clustering.induction import _cut, _means, average_linkage, decide_threshold, twostep_cluster
-    from spacy_frames.clustering.metrics import _factorize
+    from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
     from spacy_frames.induction_eval import load_embeddings, mixed
 
     rotation = fold_rotation(fold)
@@ -219,17 +218,16 @@ def diagnose_cli(
         params, alpha = run["two-step"]["params"], run["two-step"]["alpha"]
         X = mixed(test, alpha)
         labels, plu = twostep_cluster(X, test["lemmas"], params)
-        lu, n_lu = _factorize([f"{a}|{b}" for a, b in zip(test["lemmas"], test["frames"])])
-        Z = average_linkage(_means(X, lu, n_lu))
-        oracle1 = _cut(Z, decide_threshold(Z, float(params["pair_ratio"])))[lu]
+        _, lu = numpy.unique([f"{a}|{b}" for a, b in zip(test["lemmas"], test["frames"])], return_inverse=True)
+        oracle1 = merge_pseudo_lus(X, lu.ravel(), params)
         majority = numpy.empty(len(X), dtype=object)
         for p_id in numpy.unique(plu):
             rows = numpy.where(plu == p_id)[0]
             values, counts = numpy.unique(test["frames"][rows], return_counts=True)
             majority[rows] = values[counts.argmax()]
-        oracle2 = _factorize(list(majority))[0]
+        oracle2 = majority.astype(str)
         out[f"{name}_fold{fold}"] = {
-            "alpha": round(alpha, 1), "n_plu": int(plu.max()) + 1, "n_gold_lus": int(n_lu),
+            "alpha": round(alpha, 1), "n_plu": int(plu.max()) + 1, "n_gold_lus": int(lu.max()) + 1,
             "two_step_bcf": round(cluster_scores(test["frames"], labels)["bcf"], 2),
             "oracle_step1_bcf": round(cluster_scores(test["frames"], oracle1)["bcf"], 2),
             "oracle_step2_bcf": round(cluster_scores(test["frames"], oracle2)["bcf"], 2),

@@ -3,15 +3,15 @@
 Senses are paths "Level1.Level2[.Level3]". As Long & Webber (2022) do, the leaves
 are level-3 senses for asymmetric relations ("Contingency.Cause.Reason": which
 argument is the reason) and level-2 senses for symmetric ones ("Expansion.Conjunction").
-`SenseHierarchy` answers what the loss and the decoder ask: a leaf's parents, the
-sister leaves under the same level-1 sense, and which paths are valid.
+`SenseHierarchy` answers what the component asks: a sense's level-1 and level-2
+senses, the sister leaves under the same level-1 sense, and which paths are valid.
 
 Corpora spell senses loosely (GDTB: "Cmparison.Concession", trailing blanks;
 DiscoGeM: bare lower-case leaves such as "arg2-as-detail"): `normalize` maps those to
 inventory paths, or None for what is not a sense (NoRel, DiscoGeM's "differentcon").
 """
 import difflib
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional
 
 # level 1 -> level 2 -> level-3 leaves ([] for symmetric senses: level 2 is the leaf)
 PDTB3_SENSES: Dict[str, Dict[str, List[str]]] = {
@@ -87,21 +87,10 @@ class SenseHierarchy:
         parts = self.parts(path)
         return ".".join(parts[:2]) if len(parts) >= 2 else None
 
-    def is_leaf(self, path: str) -> bool:
-        return path in self.leaves
-
-    def leaf(self, path: str) -> Optional[str]:
-        """The leaf a path names: itself when it is one; a symmetric level-2 path is its
-        own leaf; an asymmetric level-2 path without level 3 has no leaf (None)."""
-        return path if path in self.leaves else None
-
     def sisters(self, leaf: str) -> List[str]:
         """The other leaves under the same level-1 sense (the contrastive negatives)."""
         top = self.l1(leaf)
         return [other for other in self.leaves if other != leaf and self.l1(other) == top]
-
-    def leaves_under(self, path: str) -> List[str]:
-        return [leaf for leaf in self.leaves if leaf == path or leaf.startswith(path + ".")]
 
     def normalize(self, label: str) -> Optional[str]:
         """An inventory path for a corpus label, None when the label is not a sense.
@@ -124,32 +113,3 @@ class SenseHierarchy:
                 raise ValueError(f"unknown discourse sense {label!r} (not in the PDTB-3 inventory)")
             fixed.append(match[0])
         return ".".join(fixed)
-
-    def decode(self, log_probs: Dict[str, Sequence[float]], labels: Dict[str, Sequence[str]]) -> Tuple[str, float]:
-        """The leaf with the highest summed log-probability over the given heads.
-
-        log_probs / labels: per head ("level1", "level2", "leaf") the log-probabilities
-        of its classes and their paths. Only leaves whose level-1 and level-2 senses are
-        classes of those heads compete, so the answer is consistent with the hierarchy."""
-        tables = {head: dict(zip(labels[head], log_probs[head])) for head in log_probs}
-        candidates = set(labels.get("leaf", [])) or {leaf for leaf in self.leaves}
-        best, best_score = None, float("-inf")
-        for leaf in sorted(candidates):
-            score = 0.0
-            for head, table in tables.items():
-                key = {"level1": self.l1(leaf), "level2": self.l2(leaf), "leaf": leaf}[head]
-                if key not in table:
-                    score = float("-inf")
-                    break
-                score += table[key]
-            if score > best_score:
-                best, best_score = leaf, score
-        if best is None:
-            raise ValueError("no sense is a class of every head: the heads' labels are inconsistent")
-        return best, best_score
-
-
-def used_leaves(hierarchy: SenseHierarchy, senses: Iterable[str]) -> List[str]:
-    """The leaves among `senses`, in inventory order."""
-    seen = set(senses)
-    return [leaf for leaf in hierarchy.leaves if leaf in seen]

@@ -118,29 +118,38 @@ def toy_folds(tmp_path_factory):
     return write_toy_folds(tmp_path_factory.mktemp("toy_folds"), spacy.blank("en").vocab)
 
 
-def inducer_config(tiny_bert, toy_folds, transformer_dir, **overrides):
+def component_config(name: str, tiny_bert, transformer_dir, train, dev, **overrides):
+    """configs/test/<name>.cfg with the tiny BERT, the shared transformer and the corpora."""
     import spacy
 
-    paths = {
-        "paths.encoder": str(tiny_bert),
-        "paths.transformer": str(transformer_dir),
-        "paths.train": [str(toy_folds / "fold0.spacy")],
-        "paths.dev": [str(toy_folds / "fold1.spacy")],
-    }
+    paths = {"paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir), "paths.train": [str(train)], "paths.dev": [str(dev)]}
     paths.update(overrides)
-    return spacy.util.load_config(TEST_CONFIG_DIR / "inducer.cfg", overrides=paths)
+    return spacy.util.load_config(TEST_CONFIG_DIR / f"{name}.cfg", overrides=paths)
+
+
+def train_tiny(config, output, max_steps: int, eval_frequency: int):
+    """`spacy train` of a tiny twin config; returns model-last."""
+    from spacy.cli.train import train
+
+    config.to_disk(output / "config.cfg")
+    train(output / "config.cfg", output, overrides={"training.max_steps": max_steps, "training.eval_frequency": eval_frequency})
+    return output / "model-last"
+
+
+def transformer_weights(nlp):
+    """The shared transformer's torch weights, copied."""
+    module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+    return {name: tensor.detach().numpy().copy() for name, tensor in module.state_dict().items()}
+
+
+def inducer_config(tiny_bert, toy_folds, transformer_dir, **overrides):
+    return component_config("inducer", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy", **overrides)
 
 
 @pytest.fixture(scope="session")
 def trained_inducer(tiny_bert, toy_folds, transformer_dir, tmp_path_factory):
     """frame_inducer trained on the toy instances with `spacy train` (tiny twin config)."""
-    from spacy.cli.train import train
-
-    output = tmp_path_factory.mktemp("inducer")
-    config_path = output / "config.cfg"
-    inducer_config(tiny_bert, toy_folds, transformer_dir).to_disk(config_path)
-    train(config_path, output, overrides={"training.max_steps": 20, "training.eval_frequency": 10})
-    return output / "model-last"
+    return train_tiny(inducer_config(tiny_bert, toy_folds, transformer_dir), tmp_path_factory.mktemp("inducer"), 20, 10)
 
 
 @pytest.fixture(scope="session")
@@ -153,25 +162,10 @@ def toy_discourse(tmp_path_factory):
 
 
 def discourse_config(tiny_bert, toy_discourse, transformer_dir, **overrides):
-    import spacy
-
-    paths = {
-        "paths.encoder": str(tiny_bert),
-        "paths.transformer": str(transformer_dir),
-        "paths.train": [str(toy_discourse / "train.spacy")],
-        "paths.dev": [str(toy_discourse / "dev.spacy")],
-    }
-    paths.update(overrides)
-    return spacy.util.load_config(TEST_CONFIG_DIR / "discourse.cfg", overrides=paths)
+    return component_config("discourse", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy", **overrides)
 
 
 @pytest.fixture(scope="session")
 def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factory):
     """discourse_sense trained on the toy relations with `spacy train` (tiny twin config)."""
-    from spacy.cli.train import train
-
-    output = tmp_path_factory.mktemp("discourse")
-    config_path = output / "config.cfg"
-    discourse_config(tiny_bert, toy_discourse, transformer_dir).to_disk(config_path)
-    train(config_path, output, overrides={"training.max_steps": 40, "training.eval_frequency": 20})
-    return output / "model-last"
+    return train_tiny(discourse_config(tiny_bert, toy_discourse, transformer_dir), tmp_path_factory.mktemp("discourse"), 40, 20)

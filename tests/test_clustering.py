@@ -258,3 +258,17 @@ def test_centroids_are_normalised_means():
     ids, C = centroids(X, [7, 7, 3, 9])
     assert ids.tolist() == [3, 7, 9] and C.dtype == np.float32
     assert np.allclose(C, [[0.6, 0.8], [math.sqrt(0.5), math.sqrt(0.5)], [0, 0]])
+
+
+def test_merge_pseudo_lus_is_the_second_step():
+    """merge_pseudo_lus on two-step's own pseudo-LUs gives two-step's clusters; on one
+    pseudo-LU everything is one cluster."""
+    from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(c, 0.05, (6, 4)) for c in (0.0, 1.0, 3.0)])
+    lemmas = ["a"] * 6 + ["b"] * 6 + ["c"] * 6
+    params = {"kmax": 2, "pair_ratio": 0.34}
+    labels, plu = twostep_cluster(X, lemmas, params)
+    assert np.array_equal(merge_pseudo_lus(X, plu, params), labels)
+    assert not merge_pseudo_lus(X, np.zeros(len(X), dtype=np.int64), params).any()

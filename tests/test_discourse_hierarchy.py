@@ -47,14 +47,24 @@ def test_sisters_stay_under_level1():
     assert sisters == ["Temporal.Synchronous", "Temporal.Asynchronous.Succession"]
 
 
-def test_decode_is_consistent_with_the_hierarchy():
-    h = SenseHierarchy()
-    labels = {"level1": ["Temporal", "Expansion"], "level2": ["Temporal.Asynchronous", "Expansion.Conjunction"],
-              "leaf": ["Temporal.Asynchronous.Precedence", "Expansion.Conjunction"]}
-    # level 1 prefers Temporal, level 2 slightly prefers Conjunction: the joint path wins
-    log_probs = {"level1": [math.log(0.9), math.log(0.1)], "level2": [math.log(0.4), math.log(0.6)]}
-    best, _ = h.decode(log_probs, labels)
-    assert best == "Temporal.Asynchronous.Precedence"
+def test_decoding_is_consistent_with_the_hierarchy():
+    """discourse_sense decodes paths: level 1 prefers Temporal, level 2 (slightly)
+    Conjunction; the best joint path is Temporal's, never Temporal + Conjunction."""
+    import spacy
+
+    component = spacy.blank("en").add_pipe("discourse_sense", config={"head_weights": [1.0, 1.0, 0.0]})
+    for label in ("Temporal.Asynchronous.Precedence", "Expansion.Conjunction"):
+        component.add_label(label)
+    assert component.tables["level1"] == ["Temporal", "Expansion"]
+    logits = [numpy.log(numpy.array([[0.9, 0.1]], dtype="float32")),
+              numpy.log(numpy.array([[0.4, 0.6]], dtype="float32")),
+              numpy.zeros((1, 2), dtype="float32")]
+    senses, scores = component.decode(logits)
+    assert senses == ["Temporal.Asynchronous.Precedence"]
+    # the path probability among the two paths: 0.36 / (0.36 + 0.06)
+    assert scores[0] == pytest.approx(0.36 / 0.42, rel=1e-5)
+    relation = component.relation(*[spacy.blank("en")("a b")[i : i + 1] for i in (0, 1)], senses[0], scores[0])
+    assert (relation["sense"], relation["level1"], relation["level2"]) == ("Temporal.Asynchronous", "Temporal", "Temporal.Asynchronous")
 
 
 def _unit(*xy):

@@ -178,24 +178,11 @@ def test_cli_evaluate_and_predict_rels(trained_discourse, toy_discourse, tmp_pat
 def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discourse, transformer_dir, tmp_path):
     """configs/discourse_head.cfg: the sourced transformer is frozen and annotates; only
     discourse_sense's dense layer and heads change."""
-    import numpy
-    from spacy.cli.train import train
+    from conftest import component_config, train_tiny, transformer_weights
 
-    from conftest import TEST_CONFIG_DIR
-
-    config = spacy.util.load_config(TEST_CONFIG_DIR / "discourse_head.cfg", overrides={
-        "paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir),
-        "paths.train": [str(toy_discourse / "train.spacy")], "paths.dev": [str(toy_discourse / "dev.spacy")]})
-    config.to_disk(tmp_path / "config.cfg")
-    train(tmp_path / "config.cfg", tmp_path / "out", overrides={"training.max_steps": 10})
-
-    def weights(nlp):
-        module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
-        return {name: tensor.detach().numpy().copy() for name, tensor in module.state_dict().items()}
-
-    before = weights(spacy.load(transformer_dir))
-    nlp = spacy.load(tmp_path / "out" / "model-last")
-    after = weights(nlp)
+    config = component_config("discourse_head", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy")
+    nlp = spacy.load(train_tiny(config, tmp_path, 10, 5))
+    before, after = transformer_weights(spacy.load(transformer_dir)), transformer_weights(nlp)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
     relations = nlp(TEXT)._.discourse_relations
     assert len(relations) == 2 and all(numpy.isfinite(r["score"]) for r in relations)

@@ -243,25 +243,10 @@ def test_model_with_projection_head(tiny_bert, toy_folds, transformer_dir):
 
 def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, transformer_dir, tmp_path):
     """configs/test/inducer_head.cfg: the sourced transformer annotates and stays as it was."""
-    from spacy.cli.train import train
+    from conftest import component_config, train_tiny, transformer_weights
 
-    from conftest import TEST_CONFIG_DIR
-
-    config = spacy.util.load_config(
-        TEST_CONFIG_DIR / "inducer_head.cfg",
-        overrides={
-            "paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir),
-            "paths.train": [str(toy_folds / "fold0.spacy")], "paths.dev": [str(toy_folds / "fold1.spacy")],
-        },
-    )
-    config.to_disk(tmp_path / "config.cfg")
-    train(tmp_path / "config.cfg", tmp_path, overrides={"training.max_steps": 10, "training.eval_frequency": 5})
-    def weights(nlp):
-        module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
-        return {name: tensor.detach().numpy().copy() for name, tensor in module.state_dict().items()}
-
-    before = weights(spacy.load(transformer_dir))
-    trained = spacy.load(tmp_path / "model-last")
-    after = weights(trained)
+    config = component_config("inducer_head", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy")
+    trained = spacy.load(train_tiny(config, tmp_path, 10, 5))
+    before, after = transformer_weights(spacy.load(transformer_dir)), transformer_weights(trained)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
     assert trained.get_pipe("frame_inducer").model.get_ref("projection").get_dim("nO") == 16

@@ -24,7 +24,7 @@ from .xmeans import xmeans
 
 __all__ = [
     "METHODS", "average_linkage", "onestep_params", "onestep_cluster", "twostep_params",
-    "twostep_cluster", "decide_threshold", "one_cluster_per_lemma", "all_in_one", "faiss_params",
+    "twostep_cluster", "merge_pseudo_lus", "decide_threshold", "one_cluster_per_lemma", "all_in_one", "faiss_params",
     "faiss_cluster", "cluster", "calibrate", "calibrate_and_cluster", "centroids",
 ]
 
@@ -101,11 +101,19 @@ def twostep_cluster(X: np.ndarray, lemmas: Sequence[Hashable], params: Dict[str,
         local = xmeans(X[rows], int(params["kmax"]), random_state=random_state)
         plu_ids[rows] = local + n_plu
         n_plu += int(local.max()) + 1
-    if n_plu == 1:
-        return np.zeros(len(X), dtype=np.int64), plu_ids
+    return merge_pseudo_lus(X, plu_ids, params), plu_ids
+
+
+def merge_pseudo_lus(X: np.ndarray, plu_ids: np.ndarray, params: Dict[str, float]) -> np.ndarray:
+    """Two-step clustering's second step on any grouping of the rows into pseudo-LUs
+    (ids 0..n-1): group-average linkage of their centroids, cut by `decide_threshold`
+    at params["pair_ratio"]; returns each row's frame cluster."""
+    plu_ids = np.asarray(plu_ids, dtype=np.int64)
+    n_plu = int(plu_ids.max()) + 1 if len(plu_ids) else 0
+    if n_plu <= 1:
+        return np.zeros(len(plu_ids), dtype=np.int64)
     Z = average_linkage(_means(X, plu_ids, n_plu))
-    plu_frame = _cut(Z, decide_threshold(Z, float(params["pair_ratio"])))
-    return plu_frame[plu_ids], plu_ids
+    return _cut(Z, decide_threshold(Z, float(params["pair_ratio"])))[plu_ids]
 
 
 def one_cluster_per_lemma(lemmas: Sequence[Hashable]) -> np.ndarray:

@@ -237,11 +237,6 @@ def relations_to_docbin(nlp: Language, relations: Iterable[DiscourseRelation]) -
     return docbin
 
 
-def gold_senses(doc: Doc) -> List[str]:
-    gold = doc._.discourse_gold
-    return list(gold["senses"]) if gold else []
-
-
 def input_doc(nlp: Language, reference: Doc) -> Doc:
     """The predicted side of an Example: the same text with only the two argument spans."""
     predicted = nlp.make_doc(reference.text)

@@ -300,10 +300,11 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
-        features, logits, senses = scores[:3]
+        """scores: (features, logits of the heads, gold senses, cross-entropy weights)."""
+        features, logits, senses, weights = scores
         ops = self.model.ops
         # weighted mean cross-entropy: rows scaled by weight / mean weight
-        sample = numpy.asarray(scores[3] if len(scores) > 3 else [1.0] * len(senses), dtype="float32")
+        sample = numpy.asarray(weights, dtype="float32")
         sample = ops.asarray2f((sample / sample.mean()).reshape(-1, 1))
         tables = self.tables
         rows = tables["rows"][[tables["leaf"].index(s) for s in senses]]
