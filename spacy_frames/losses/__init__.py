@@ -7,10 +7,12 @@ numpy/cupy through thinc ops: no torch.
 - frames.py: InfoNCE, BinaryCrossEntropy (frame identification, target detection);
 - metric.py: deep metric learning for frame induction (Triplet, Contrastive,
   Softmax, ArcFace, AdaCos);
-- discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense.
+- discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense;
+- media.py: the label-aware (HeroCon-style) contrastive loss of media_framer.
 """
 from .base import ComputedLoss
 from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
+from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
 from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
 from .metric import (
     AdaCosLoss,
@@ -35,6 +37,7 @@ __all__ = [
     "ArcFaceLoss",
     "AdaCosLoss",
     "HierarchicalContrastiveLoss",
+    "LabelAwareContrastiveLoss",
     "configure_info_nce",
     "configure_binary_cross_entropy",
     "configure_triplet_loss",
@@ -43,4 +46,5 @@ __all__ = [
     "configure_arcface_loss",
     "configure_adacos_loss",
     "configure_hierarchical_contrastive_loss",
+    "configure_label_aware_contrastive_loss",
 ]

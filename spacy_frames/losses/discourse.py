@@ -20,7 +20,7 @@ from spacy.util import registry
 from thinc.api import get_array_module
 from thinc.types import Floats2d, Ints1d
 
-from .base import ComputedLoss, _l2_normalize, _l2_normalize_backprop
+from .base import ComputedLoss, _l2_normalize, _l2_normalize_backprop, _weighted_supcon
 
 NEGATIVE_SETS = ("sisters", "all", "other-level1")
 
@@ -54,27 +54,15 @@ class HierarchicalContrastiveLoss(ComputedLoss):
         if guesses.ndim != 2 or senses.shape[0] != guesses.shape[0] or level1.shape[0] != guesses.shape[0]:
             raise ValueError(f"HierarchicalContrastiveLoss: {guesses.shape} features for {senses.shape[0]} labels")
         positive, negative = self.masks(senses, level1)
-        n_pos = positive.sum(axis=1)
-        anchors = n_pos > 0
-        n_anchors = int(anchors.sum())
-        if n_anchors == 0:
-            return xp.zeros_like(guesses), 0.0
         unit, norms = _l2_normalize(xp, guesses.astype("float64"))
         sims = unit @ unit.T / self.temperature
         weights = self.positive_weight * positive + self.negative_weight * negative
-        # stable: subtract each row's largest similarity over the pairs that count
-        shift = xp.where(weights > 0, sims, -xp.inf).max(axis=1, keepdims=True)
-        shift = xp.where(xp.isfinite(shift), shift, 0.0)
-        exp = weights * xp.exp(sims - shift)
-        denom = exp.sum(axis=1, keepdims=True)
-        log_denom = xp.log(xp.maximum(denom, 1e-300)) + shift
-        inv_pos = xp.where(anchors, 1.0 / xp.maximum(n_pos, 1.0), 0.0)[:, None]
-        log_num = xp.log(self.positive_weight) + sims
-        per_anchor = -((positive * (log_num - log_denom)).sum(axis=1, keepdims=True) * inv_pos)
+        per_anchor, d_sims, anchors = _weighted_supcon(xp, sims, positive, weights)
+        n_anchors = int(anchors.sum())
+        if n_anchors == 0:
+            return xp.zeros_like(guesses), 0.0
         loss = float(per_anchor[anchors].sum()) / n_anchors
-        # dL_i/ds_ij = -[j in P(i)] / |P(i)| + w_ij e^{s_ij} / D_i, for anchors only
-        d_sims = (-positive * inv_pos + exp / xp.maximum(denom, 1e-300)) * anchors[:, None] / n_anchors
-        d_unit = (d_sims + d_sims.T) @ unit / self.temperature
+        d_unit = (d_sims + d_sims.T) @ unit / (self.temperature * n_anchors)
         return _l2_normalize_backprop(unit, norms, d_unit).astype(guesses.dtype), loss
 
 

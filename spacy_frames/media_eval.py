@@ -1,0 +1,71 @@
+"""Scores of multi-label media framing: micro- and macro-F1 over the 14 frames (the
+SemEval-2023 st2 measure is micro-F1), per-frame F1, and per-label threshold tuning.
+
+Labels are 0/1 matrices (n_articles, n_frames) in MEDIA_FRAMES order. Macro-F1 averages
+over the frames that occur in the gold or the predictions (sklearn's zero_division=0 over
+all 14 would punish a small test split for frames it lacks).
+"""
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import numpy
+
+from .corpora.media_frames import MEDIA_FRAMES
+
+
+def label_matrix(label_sets: Iterable[Iterable[str]], frames: Sequence[str] = MEDIA_FRAMES) -> numpy.ndarray:
+    index = {f: i for i, f in enumerate(frames)}
+    rows = [list(s) for s in label_sets]
+    matrix = numpy.zeros((len(rows), len(frames)), dtype="int8")
+    for r, labels in enumerate(rows):
+        for label in labels:
+            matrix[r, index[label]] = 1
+    return matrix
+
+
+def f1_scores(gold: numpy.ndarray, pred: numpy.ndarray, frames: Sequence[str] = MEDIA_FRAMES) -> Dict[str, Any]:
+    """{"micro_f1", "macro_f1", "per_frame_f1", "n"}; F1 values in [0, 1]."""
+    gold = numpy.asarray(gold, dtype=bool)
+    pred = numpy.asarray(pred, dtype=bool)
+    if gold.shape != pred.shape:
+        raise ValueError(f"f1_scores: gold {gold.shape} and predictions {pred.shape} differ in shape")
+    tp = (gold & pred).sum(axis=0).astype(float)
+    fp = (~gold & pred).sum(axis=0).astype(float)
+    fn = (gold & ~pred).sum(axis=0).astype(float)
+    micro_den = 2 * tp.sum() + fp.sum() + fn.sum()
+    per_frame = {}
+    for i, frame in enumerate(frames):
+        den = 2 * tp[i] + fp[i] + fn[i]
+        if den > 0:
+            per_frame[frame] = float(2 * tp[i] / den)
+    return {
+        "micro_f1": float(2 * tp.sum() / micro_den) if micro_den else 0.0,
+        "macro_f1": float(numpy.mean(list(per_frame.values()))) if per_frame else 0.0,
+        "per_frame_f1": per_frame,
+        "n": int(gold.shape[0]),
+    }
+
+
+def tune_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[Sequence[float]] = None,
+                    default: float = 0.5) -> List[float]:
+    """Per frame, the threshold on `scores` that maximises that frame's F1 on (dev) data;
+    a frame without gold positives keeps `default`. Ties go to the threshold closest to
+    `default`, so small dev sets do not push thresholds to extremes for nothing."""
+    gold = numpy.asarray(gold, dtype=bool)
+    scores = numpy.asarray(scores, dtype=float)
+    grid = list(grid) if grid is not None else [round(x, 2) for x in numpy.arange(0.05, 0.96, 0.05)]
+    thresholds = []
+    for j in range(gold.shape[1]):
+        if not gold[:, j].any():
+            thresholds.append(float(default))
+            continue
+        best = None
+        for t in grid:
+            pred = scores[:, j] >= t
+            tp = float((pred & gold[:, j]).sum())
+            den = float(pred.sum() + gold[:, j].sum())
+            f1 = 2 * tp / den if den else 0.0
+            key = (round(f1, 9), -abs(t - default))
+            if best is None or key > best[0]:
+                best = (key, t)
+        thresholds.append(float(best[1]))
+    return thresholds

@@ -1,0 +1,113 @@
+"""Corpus-level work around media_framer: cached transformer vectors for the frozen-body
+training stages, per-frame thresholds tuned on dev, and evaluation per language."""
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+from tqdm import tqdm
+
+from .corpora.media_frames import article_info
+from .media_eval import f1_scores
+
+
+def article_key(doc: Doc) -> str:
+    info = article_info(doc)
+    if not info:
+        raise ValueError("This doc is not a converted media-frames article (no doc.user_data['media_article']).")
+    return f"{info['lang']}/{info['id']}"
+
+
+def load_articles(nlp: Language, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> List[Doc]:
+    docs = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert-media-frames` to write it.")
+        docs.extend(DocBin().from_disk(path).get_docs(nlp.vocab))
+    if languages:
+        docs = [d for d in docs if article_info(d).get("lang") in set(languages)]
+    if not docs:
+        raise ValueError(f"No media-frames articles in {[str(p) for p in paths]}" + (f" for {list(languages)}" if languages else ""))
+    return docs
+
+
+def get_framer(nlp: Language, component: str):
+    if component not in nlp.pipe_names:
+        raise ValueError(f"The pipeline has no '{component}' component (it has {nlp.pipe_names}).")
+    return nlp.get_pipe(component)
+
+
+def body_vectors(nlp: Language, component: str, docs: Sequence[Doc], batch_size: int = 8) -> numpy.ndarray:
+    """The transformer part of the component's article feature, for whole articles: what
+    a frozen body gives at every step, computed once (the pipeline up to the component,
+    then its listener and mean pooling)."""
+    from .ml.media_framer import mean_rows
+
+    framer = get_framer(nlp, component)
+    if not framer.model.has_ref("tok2vec"):
+        raise ValueError(f"'{component}' has no transformer body (USE only): there is nothing to cache.")
+    tok2vec = framer.model.get_ref("tok2vec")
+    before = nlp.pipe_names[: nlp.pipe_names.index(component)]
+    rows = []
+    with nlp.select_pipes(enable=before):
+        for start in tqdm(range(0, len(docs), batch_size), desc="encoding articles", unit="batch"):
+            batch = [nlp.make_doc(doc.text) for doc in docs[start : start + batch_size]]
+            batch = list(nlp.pipe(batch))
+            pooled, _ = mean_rows(framer.model, tok2vec.predict(batch))
+            rows.append(framer.model.ops.to_numpy(pooled))
+    return numpy.concatenate(rows) if rows else numpy.zeros((0, 0), dtype="float32")
+
+
+def write_body_cache(nlp: Language, component: str, paths: Sequence[Path], output: Path) -> int:
+    docs = load_articles(nlp, paths)
+    vectors = body_vectors(nlp, component, docs)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_msgpack(output, {article_key(d): [float(x) for x in v] for d, v in zip(docs, vectors)})
+    return len(docs)
+
+
+def gold_matrix(docs: Sequence[Doc], labels: Sequence[str]) -> numpy.ndarray:
+    return numpy.asarray([[d.cats.get(label, 0.0) >= 0.5 for label in labels] for d in docs], dtype="int8").reshape(len(docs), len(labels))
+
+
+def predict_scores(nlp: Language, component: str, docs: Sequence[Doc], batch_size: int = 8) -> numpy.ndarray:
+    framer = get_framer(nlp, component)
+    texts = (d.text for d in docs)
+    out = [[doc.cats.get(label, 0.0) for label in framer.labels]
+           for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(docs), desc="predicting", unit="article")]
+    return numpy.asarray(out, dtype="float32").reshape(len(docs), len(framer.labels))
+
+
+def tune_media_thresholds(nlp: Language, component: str, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> Dict[str, float]:
+    """Per-frame thresholds maximising each frame's F1 on the (dev) articles; set in the
+    component's cfg (saved with it)."""
+    from .media_eval import tune_thresholds
+
+    framer = get_framer(nlp, component)
+    docs = load_articles(nlp, paths, languages)
+    scores = predict_scores(nlp, component, docs)
+    thresholds = tune_thresholds(gold_matrix(docs, framer.labels), scores, default=framer.cfg["threshold"])
+    framer.cfg["thresholds"] = dict(zip(framer.labels, thresholds))
+    return framer.cfg["thresholds"]
+
+
+def evaluate_media(nlp: Language, component: str, paths: Sequence[Path]) -> Dict[str, Any]:
+    """Micro/macro-F1 of doc._.media_frames per language and over all articles."""
+    framer = get_framer(nlp, component)
+    docs = load_articles(nlp, paths)
+    scores = predict_scores(nlp, component, docs)
+    predicted = scores >= framer.thresholds()[None, :]
+    gold = gold_matrix(docs, framer.labels)
+    langs = [article_info(d)["lang"] for d in docs]
+    result = {"all": _rounded(f1_scores(gold, predicted, framer.labels))}
+    for lang in sorted(set(langs)):
+        rows = [i for i, x in enumerate(langs) if x == lang]
+        result[lang] = _rounded(f1_scores(gold[rows], predicted[rows], framer.labels))
+    return result
+
+
+def _rounded(scores: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: (round(v, 4) if isinstance(v, float) else {f: round(x, 4) for f, x in v.items()} if isinstance(v, dict) else v)
+            for k, v in scores.items()}
