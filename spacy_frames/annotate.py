@@ -33,6 +33,8 @@ def format_doc(doc: Doc) -> str:
         for rel in relations:
             arg1, arg2 = doc.text[slice(*rel["arg1"])], doc.text[slice(*rel["arg2"])]
             lines.append(f"{_short(arg1)!r} -> {_short(arg2)!r}: {rel['sense']} ({rel['score']:.2f})")
+    if doc._.media_frames:  # media_framer: the article's frames, best first
+        lines.extend(["", "media frames: " + ", ".join(f"{f} ({doc.cats.get(f, 0.0):.2f})" for f in doc._.media_frames)])
     return "\n".join(lines)
 
 

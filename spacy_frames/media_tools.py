@@ -41,22 +41,39 @@ def get_framer(nlp: Language, component: str):
 
 def body_vectors(nlp: Language, component: str, docs: Sequence[Doc], batch_size: int = 8) -> numpy.ndarray:
     """The transformer part of the component's article feature, for whole articles: what
-    a frozen body gives at every step, computed once (the pipeline up to the component,
-    then its listener and mean pooling)."""
-    from .ml.media_framer import mean_rows
+    a frozen body gives at every step, computed once. The pipeline runs up to the
+    component (or whole, for a pipeline that does not have it yet: the first stage), then
+    the component's listener (or one with the configs' mean pooling) and the mean over tokens."""
+    if component in nlp.pipe_names:
+        framer = get_framer(nlp, component)
+        if not framer.model.has_ref("tok2vec"):
+            raise ValueError(f"'{component}' has no transformer body (USE only): there is nothing to cache.")
+        tok2vec, model = framer.model.get_ref("tok2vec"), framer.model
+        before = nlp.pipe_names[: nlp.pipe_names.index(component)]
+    else:
+        if "transformer" not in nlp.pipe_names:
+            raise ValueError(f"The pipeline has neither '{component}' nor a transformer (it has {nlp.pipe_names}).")
+        from spacy.util import registry
+        from thinc.api import reduce_mean
 
-    framer = get_framer(nlp, component)
-    if not framer.model.has_ref("tok2vec"):
-        raise ValueError(f"'{component}' has no transformer body (USE only): there is nothing to cache.")
-    tok2vec = framer.model.get_ref("tok2vec")
-    before = nlp.pipe_names[: nlp.pipe_names.index(component)]
+        tok2vec = registry.architectures.get("spacy-transformers.TransformerListener.v1")(grad_factor=1.0, pooling=reduce_mean(), upstream="*")
+        width = nlp.get_pipe("transformer").model.get_dim("nO")
+        for node in tok2vec.walk():
+            if node.has_dim("nO") is None:
+                node.set_dim("nO", width)
+        model = tok2vec
+        before = nlp.pipe_names[: nlp.pipe_names.index("transformer") + 1]
     rows = []
     with nlp.select_pipes(enable=before):
         for start in tqdm(range(0, len(docs), batch_size), desc="encoding articles", unit="batch"):
-            batch = [nlp.make_doc(doc.text) for doc in docs[start : start + batch_size]]
-            batch = list(nlp.pipe(batch))
-            pooled, _ = mean_rows(framer.model, tok2vec.predict(batch))
-            rows.append(framer.model.ops.to_numpy(pooled))
+            batch = list(nlp.pipe(nlp.make_doc(doc.text) for doc in docs[start : start + batch_size]))
+            tokens = tok2vec.predict(batch)
+            width = next((t.shape[1] for t in tokens if t.shape[0]), 0)
+            pooled = numpy.zeros((len(batch), width), dtype="float32")
+            for i, t in enumerate(tokens):
+                if t.shape[0]:
+                    pooled[i] = model.ops.to_numpy(t).mean(axis=0)
+            rows.append(pooled)
     return numpy.concatenate(rows) if rows else numpy.zeros((0, 0), dtype="float32")
 
 
@@ -81,15 +98,17 @@ def predict_scores(nlp: Language, component: str, docs: Sequence[Doc], batch_siz
 
 
 def tune_media_thresholds(nlp: Language, component: str, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> Dict[str, float]:
-    """Per-frame thresholds maximising each frame's F1 on the (dev) articles; set in the
-    component's cfg (saved with it)."""
-    from .media_eval import tune_thresholds
+    """Per-frame thresholds for micro-F1 on the (dev) articles, shrunk towards one global
+    threshold by as much as cross-validation within dev says (media_eval.tune_shrunk_thresholds);
+    set in the component's cfg (saved with it)."""
+    from .media_eval import tune_shrunk_thresholds
 
     framer = get_framer(nlp, component)
     docs = load_articles(nlp, paths, languages)
     scores = predict_scores(nlp, component, docs)
-    thresholds = tune_thresholds(gold_matrix(docs, framer.labels), scores, default=framer.cfg["threshold"])
-    framer.cfg["thresholds"] = dict(zip(framer.labels, thresholds))
+    tuned = tune_shrunk_thresholds(gold_matrix(docs, framer.labels), scores)
+    framer.cfg["thresholds"] = dict(zip(framer.labels, tuned["thresholds"]))
+    framer.cfg["threshold_tuning"] = {k: v for k, v in tuned.items() if k != "thresholds"}
     return framer.cfg["thresholds"]
 
 

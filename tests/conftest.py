@@ -178,7 +178,7 @@ def toy_media(tmp_path_factory):
     return write_toy_media(tmp_path_factory.mktemp("toy_media"))
 
 
-def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media", **overrides):
+def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media_framer", **overrides):
     return component_config(name, tiny_bert, transformer_dir, toy_media / "train.spacy", toy_media / "dev.spacy", **overrides)
 
 

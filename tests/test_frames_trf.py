@@ -9,7 +9,7 @@ from test_frame_inducer import fit_clusters, induced, preset
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_inducer, trained_discourse, tmp_path):
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_inducer, trained_discourse, trained_media, tmp_path):
     """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer and discourse_sense
     with their own transformer copies (replace_listeners), as `spacy assemble` builds en_frames_trf."""
     from spacy.training.initialize import get_sourced_components
@@ -22,7 +22,7 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     inducer_nlp.to_disk(tmp_path / "inducer")
     config = spacy.util.load_config(
         TEST_CONFIG_DIR / "frames_trf.cfg",
-        overrides={"paths.frames": str(trained_frames), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse)},
+        overrides={"paths.frames": str(trained_frames), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse), "paths.media": str(trained_media)},
         interpolate=False,
     )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
@@ -30,7 +30,7 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
         nlp.initialize()
     nlp.to_disk(tmp_path / "frames_trf")
     nlp = spacy.load(tmp_path / "frames_trf")
-    assert nlp.pipe_names[-3:] == ["frame_identifier", "frame_inducer", "discourse_sense"]
+    assert nlp.pipe_names[-4:] == ["frame_identifier", "frame_inducer", "discourse_sense", "media_framer"]
     # the inducer embeds with its own copy: same clusters as the standalone inducer
     for reference in toy_instance_docs(nlp.vocab)[:6]:
         doc = nlp(preset(nlp, reference))
@@ -46,6 +46,12 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     assert nlp(text)._.discourse_relations == spacy.load(trained_discourse)(text)._.discourse_relations
     assert len(nlp(text)._.discourse_relations) == 2
     assert "discourse relations:" in format_doc(nlp(text))
+    # media_framer with its own copy: the same frame scores as the standalone component
+    from media_toy import ARTICLES
+
+    standalone = spacy.load(trained_media)(ARTICLES[3][0])
+    doc = nlp(ARTICLES[3][0])
+    assert doc.cats == pytest.approx(standalone.cats, abs=1e-5) and doc._.media_frames == standalone._.media_frames
 
 
 def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_folds, toy_discourse, transformer_dir):

@@ -80,15 +80,15 @@ def test_reader_attaches_body_cache(tmp_path):
 def test_contrast_batcher_puts_every_frame_in_every_batch():
     nlp = spacy.blank("en")
     examples = [Example(nlp.make_doc(a.text), article_doc(nlp, a)) for a in toy_articles() * 3]
-    batches = list(create_contrast_batcher(size=6, min_positives=2)(examples))
+    batches = list(create_contrast_batcher(size=8, min_positives=2)(examples))
     assert sorted(id(eg) for b in batches for eg in b) == sorted(id(eg) for eg in examples)  # each once
     left = {f: sum(f in example_labels(eg) for eg in examples) for f in {f for eg in examples for f in example_labels(eg)}}
     for batch in batches:
-        for frame in left:  # two of every frame while the epoch still has two
+        for frame in left:  # two of every frame while the epoch still has two (4 frames x 2 fit in 8)
             count = sum(frame in example_labels(eg) for eg in batch)
             assert count >= min(2, left[frame])
             left[frame] -= count
-    assert [len(b) for b in batches] == [6, 6, 6, 6]
+    assert [len(b) for b in batches] == [8, 8, 8]
     with pytest.raises(ValueError, match="min_positives"):
         create_contrast_batcher(size=4, min_positives=0)
 

@@ -16,7 +16,7 @@ from spacy_frames.media_tools import evaluate_media, write_body_cache
 LONG = " ".join(["The minister defended the budget in parliament."] * 2500)  # 20,000 words
 
 
-def initialized(tiny_bert, toy_media, transformer_dir, name="media", **overrides):
+def initialized(tiny_bert, toy_media, transformer_dir, name="media_framer", **overrides):
     from spacy.training.initialize import init_nlp
 
     return init_nlp(media_config(tiny_bert, toy_media, transformer_dir, name, **overrides))

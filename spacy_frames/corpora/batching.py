@@ -4,7 +4,8 @@ A label-aware contrastive loss learns nothing about a class from a batch that ho
 fewer than two of its documents, and with 14 frames and small batches plain shuffling
 leaves rare frames out of most batches. The sampler builds each batch by first taking,
 for every class still missing (rarest first), documents that carry it until the batch
-holds `min_positives` of them, and then filling up in the incoming order. Every
+holds `min_positives` of them, and then filling up with documents of the most
+plentiful frames (the incoming order breaks ties). Every
 document is used once per epoch; the last batches hold what is left.
 """
 from typing import Callable, Iterable, Iterator, List, Set
@@ -59,11 +60,10 @@ def contrast_batches(pool: List[Example], size: int, min_positives: int) -> Iter
                 chosen.add(i)
                 for lab in labels[i]:
                     have[lab] = have.get(lab, 0) + 1
-        for i in left:
-            if len(batch) >= size:
-                break
-            if i not in chosen:
-                batch.append(i)
-                chosen.add(i)
+        # fill up with the documents whose frames are most plentiful, keeping rare ones for later batches
+        fill = sorted((i for i in left if i not in chosen), key=lambda i: -min((remaining[lab] for lab in labels[i]), default=len(pool)))
+        for i in fill[: max(size - len(batch), 0)]:
+            batch.append(i)
+            chosen.add(i)
         left = [i for i in left if i not in chosen]
         yield [pool[i] for i in batch]

@@ -29,7 +29,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..extensions import install_extensions
 from ..losses import BinaryCrossEntropy, LabelAwareContrastiveLoss
-from ..media_eval import f1_scores, tune_thresholds
+from ..media_eval import f1_scores, tune_shrunk_thresholds
 from ..ml.media_framer import BODY_VECTOR_KEY
 from .base import CfgLabels, SerializablePipe, default_tok2vec_config
 from .sharing import skip_batch
@@ -283,11 +283,12 @@ class MediaFramer(CfgLabels, SerializablePipe):
         return {"cfg": srsly.read_json(path / "cfg"), "model": (path / "model").read_bytes()}
 
     def tune(self, docs: Sequence[Doc], gold: numpy.ndarray) -> List[float]:
-        """Set per-frame thresholds maximising each frame's F1 on (dev) docs with 0/1 gold."""
-        scores = self.predict(docs)
-        thresholds = tune_thresholds(gold, scores, default=self.cfg["threshold"])
-        self.cfg["thresholds"] = {label: t for label, t in zip(self.labels, thresholds)}
-        return thresholds
+        """Set per-frame thresholds for micro-F1 on (dev) docs with 0/1 gold, shrunk towards
+        one global threshold as cross-validation within the docs says (media_eval)."""
+        tuned = tune_shrunk_thresholds(gold, self.predict(docs))
+        self.cfg["thresholds"] = {label: t for label, t in zip(self.labels, tuned["thresholds"])}
+        self.cfg["threshold_tuning"] = {k: v for k, v in tuned.items() if k != "thresholds"}
+        return tuned["thresholds"]
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
         examples = list(examples)

@@ -1,0 +1,204 @@
+"""media_framer experiments: mCPT's training stages as one command per setting.
+
+    python scripts/media_experiment.py run own-en           # the packaged recipe
+    python scripts/media_experiment.py run head-en          # head on frame_identifier's frozen transformer
+    python scripts/media_experiment.py run zs-fr-use        # zero-shot: fr held out, USE body
+    python scripts/media_experiment.py grid --settings a,b  # several, cached
+    python scripts/media_experiment.py report               # metrics/media_framer.json
+
+A setting is a chain of stages, each a `spacy train` of configs/media_head.cfg (frozen
+body: head pre- or post-training over cached article vectors) or configs/media_framer.cfg
+(end-to-end contrastive fine-tuning, truncated articles). Thresholds are then tuned per
+frame on dev and the result is scored on dev and test per language. Each run writes
+metrics/media_framer/runs/<setting>.json and is skipped when that exists (--force reruns);
+models stay under training/media/<setting>/. Tune on dev; test is read once per setting.
+"""
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import srsly
+import typer
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "metrics" / "media_framer" / "runs"
+WORK = ROOT / "training" / "media"
+CORPUS = ROOT / "corpus" / "media_frames"
+LANGS = ["en", "fr", "ge", "it", "po"]
+BASE = "training/transformer"  # MiniLM as assembled (assemble-transformer)
+FRAMES = "training/frames_final"  # frame_identifier's fine-tuned transformer
+CONFIGS = "configs"
+
+app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
+
+
+def corpus(langs: List[str], split: str) -> List[str]:
+    return [str(CORPUS / f"{lang}_{split}.spacy") for lang in langs]
+
+
+def head(langs, transformer=BASE, body="minilm", steps=300, **extra) -> Dict:
+    return {"kind": "head", "langs": langs, "transformer": transformer, "body": body, "steps": steps, **extra}
+
+
+def e2e(langs, alpha=1.0, steps=150, max_tokens=256, sampler=True, **extra) -> Dict:
+    return {"kind": "e2e", "langs": langs, "alpha": alpha, "steps": steps, "max_tokens": max_tokens, "sampler": sampler, **extra}
+
+
+OTHERS = {lang: [x for x in LANGS if x != lang] for lang in LANGS}
+# mCPT's stages: head pre-training (frozen body), contrastive end-to-end fine-tuning, head
+# post-training (frozen body, whole articles); phase one on all languages, phase two on the
+# target language. "own-en" is the packaged recipe; the others are its ablations.
+SETTINGS: Dict[str, Dict] = {
+    "own-en": {"stages": [head(["en"]), e2e(["en"]), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-multilingual": {"stages": [head(LANGS), e2e(LANGS), e2e(["en"]), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-no-contrastive": {"stages": [head(["en"]), e2e(["en"], alpha=0.0), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-no-sampler": {"stages": [head(["en"]), e2e(["en"], sampler=False), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-trunc128": {"stages": [head(["en"]), e2e(["en"], max_tokens=128), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-trunc512": {"stages": [head(["en"]), e2e(["en"], max_tokens=512, steps=75), head(["en"], transformer="previous")], "eval": ["en"]},
+    "frozen-en": {"stages": [head(["en"])], "eval": ["en"]},  # without end-to-end training
+    "head-en": {"stages": [head(["en"], transformer=FRAMES)], "eval": ["en"]},
+    "use-en": {"stages": [head(["en"], body="use")], "eval": ["en"]},
+    "both-en": {"stages": [head(["en"], body="both")], "eval": ["en"]},
+    "multi-use": {"stages": [head(LANGS, body="use")], "eval": LANGS},
+    "multi-both": {"stages": [head(LANGS, body="both")], "eval": LANGS},
+}
+for _lang in ("fr", "ge", "it", "po"):
+    for _body in ("minilm", "use", "both"):
+        SETTINGS[f"zs-{_lang}-{_body}"] = {"stages": [head(OTHERS[_lang], body=_body)], "eval": [_lang], "dev": OTHERS[_lang]}
+
+
+def sh(cmd: List[str], log: Path) -> float:
+    start = time.time()
+    with log.open("a") as out:
+        out.write("$ " + " ".join(cmd) + "\n")
+        out.flush()
+        code = subprocess.call(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    if code:
+        raise RuntimeError(f"failed ({code}): {' '.join(cmd)}; see {log}")
+    return round(time.time() - start, 1)
+
+
+def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> str:
+    """Article vectors of a frozen transformer over the train splits: written once per
+    (transformer, language), merged per combination of languages."""
+    name = transformer.replace("/", "_")
+    merged = {}
+    for lang in langs:
+        path = WORK / "cache" / f"{name}__{lang}.msgpack"
+        if not path.exists() or Path(ROOT / transformer).stat().st_mtime > path.stat().st_mtime:
+            timings[f"cache {name} {lang}"] = sh([sys.executable, "-m", "spacy_frames", "media-cache-body", transformer,
+                                                 *corpus([lang], "train"), "-o", str(path)], log)
+        merged.update(srsly.read_msgpack(path))
+    if len(langs) == 1:
+        return str((WORK / "cache" / f"{name}__{langs[0]}.msgpack").relative_to(ROOT))
+    path = WORK / "cache" / f"{name}__{'-'.join(langs)}.msgpack"
+    srsly.write_msgpack(path, merged)
+    return str(path.relative_to(ROOT))
+
+
+def stage_command(stage: Dict, k: int, out: Path, previous: Optional[str], dev: List[str], seed: int, log: Path, timings: Dict) -> List[str]:
+    train = json.dumps(corpus(stage["langs"], "train"))
+    common = ["--paths.train", train, "--paths.dev", json.dumps(corpus(dev, "dev")), "--system.seed", str(seed),
+              "--training.max_steps", str(stage["steps"]), "--training.eval_frequency", str(stage["steps"] // 2)]
+    if previous:
+        common += ["--paths.media_init", previous]
+    if stage["kind"] == "e2e":
+        config = f"{CONFIGS}/media_framer.cfg"
+        transformer = previous or BASE
+        extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
+                 "--corpora.train.max_tokens", str(stage["max_tokens"])]
+        if not stage["sampler"]:
+            extra += ["--training.batcher.@batchers", "spacy.batch_by_sequence.v1", "--training.batcher.size", "16"]
+        return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
+    transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
+    config = f"{CONFIGS}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
+    extra = []
+    if stage["body"] != "use":
+        extra = ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
+    return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
+
+
+@app.command("run")
+def run_cli(
+    setting: str = typer.Argument(..., help=f"One of: {', '.join(SETTINGS)}"),
+    seed: int = typer.Option(0, "--seed"),
+    force: bool = typer.Option(False, "--force", help="Rerun even if the run's JSON exists"),
+    export: Optional[Path] = typer.Option(None, "--export", help="Copy the final (threshold-tuned) pipeline here"),
+    configs: str = typer.Option("configs", "--configs", help="Directory of the media_*.cfg configs"),
+    rescore: bool = typer.Option(False, "--rescore", help="Keep a cached run's model: only re-tune thresholds and re-score"),
+):
+    """Train one setting's stages, tune thresholds on dev, score dev and test."""
+    if setting not in SETTINGS:
+        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
+    spec = SETTINGS[setting]
+    name = setting if seed == 0 else f"{setting}_seed{seed}"
+    out_json = RUNS / f"{name}.json"
+    if out_json.exists() and not force and not rescore:
+        typer.echo(f"{out_json} exists: skipped")
+        return
+    global CONFIGS
+    CONFIGS = configs
+    work = WORK / name
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "log.txt"
+    if not rescore:
+        log.write_text("")
+    dev = spec.get("dev", spec["eval"])
+    timings: Dict[str, float] = {}
+    previous = None
+    if rescore:
+        cached = srsly.read_json(out_json)
+        timings = {k: v for k, v in cached["timings_s"].items() if k.startswith(("stage", "cache"))}
+        previous = cached["model"]
+    for k, stage in enumerate([] if rescore else spec["stages"]):
+        out = work / f"stage{k}_{stage['kind']}"
+        timings[f"stage{k} {stage['kind']} {'-'.join(stage['langs'])}"] = sh(stage_command(stage, k, out, previous, dev, seed, log, timings), log)
+        previous = str((out / "model-last").relative_to(ROOT))
+    timings["thresholds"] = sh([sys.executable, "-m", "spacy_frames", "media-thresholds", previous, *corpus(dev, "dev")], log)
+    scores = {}
+    for split in ("dev", "test"):
+        path = work / f"scores_{split}.json"
+        sh([sys.executable, "-m", "spacy_frames", "evaluate-media", previous, *corpus(spec["eval"] if split == "test" else dev, split), "-o", str(path)], log)
+        scores[split] = srsly.read_json(path)
+    timings["training_total"] = round(sum(v for k, v in timings.items() if k.startswith(("stage", "cache"))), 1)
+    RUNS.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores, "timings_s": timings})
+    if export is not None:
+        shutil.rmtree(export, ignore_errors=True)
+        shutil.copytree(ROOT / previous, export)
+    typer.echo(f"{name}: test " + ", ".join(f"{lang} micro {s['micro_f1']:.3f}" for lang, s in scores["test"].items()))
+
+
+@app.command("grid")
+def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
+    """Several settings in turn (each skipped when cached)."""
+    for setting in settings.split(","):
+        run_cli(setting.strip(), seed=seed, force=False)
+
+
+@app.command("report")
+def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.json")):
+    """Collect the runs and the baselines into one table."""
+    runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
+    baselines_path = ROOT / "metrics" / "media_framer" / "baselines.json"
+    summary = {"runs": {name: {"test": run["scores"]["test"], "dev": run["scores"]["dev"], "timings_s": run["timings_s"]} for name, run in runs.items()},
+               "baselines": srsly.read_json(baselines_path) if baselines_path.exists() else None}
+    zero_shot = {}
+    for body in ("minilm", "use", "both"):
+        per_lang = {lang: runs[f"zs-{lang}-{body}"]["scores"]["test"][lang] for lang in ("fr", "ge", "it", "po") if f"zs-{lang}-{body}" in runs}
+        if per_lang:
+            zero_shot[body] = {**{k: {"micro_f1": v["micro_f1"], "macro_f1": v["macro_f1"]} for k, v in per_lang.items()},
+                               "mean": {m: round(sum(v[m] for v in per_lang.values()) / len(per_lang), 4) for m in ("micro_f1", "macro_f1")},
+                               "n_languages": len(per_lang)}
+    summary["zero_shot"] = zero_shot
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, summary)
+    typer.echo(f"{len(runs)} runs -> {output}")
+
+
+if __name__ == "__main__":
+    app()
