@@ -61,6 +61,7 @@ SETTINGS: Dict[str, Dict] = {
     "own-en-trunc512": {"stages": [head(["en"]), e2e(["en"], max_tokens=512, steps=75), head(["en"], transformer="previous")], "eval": ["en"]},
     "frozen-en": {"stages": [head(["en"])], "eval": ["en"]},  # without end-to-end training
     "head-en": {"stages": [head(["en"], transformer=FRAMES)], "eval": ["en"]},
+    "headboth-en": {"stages": [head(["en"], transformer=FRAMES, body="both")], "eval": ["en"]},
     "use-en": {"stages": [head(["en"], body="use")], "eval": ["en"]},
     "both-en": {"stages": [head(["en"], body="both")], "eval": ["en"]},
     "multi-use": {"stages": [head(LANGS, body="use")], "eval": LANGS},
@@ -177,7 +178,7 @@ def run_cli(
 def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
     """Several settings in turn (each skipped when cached)."""
     for setting in settings.split(","):
-        run_cli(setting.strip(), seed=seed, force=False)
+        run_cli(setting.strip(), seed=seed, force=False, export=None, configs=CONFIGS, rescore=False)
 
 
 @app.command("report")

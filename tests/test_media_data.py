@@ -110,3 +110,18 @@ def test_tune_thresholds_per_frame():
     thresholds = tune_thresholds(gold, scores, grid=[0.1, 0.25, 0.5, 0.8])
     assert thresholds == [0.25, 0.5]  # 0.25 separates frame 0; 0.5 and 0.8 tie on frame 1, 0.5 is nearer the default
     assert tune_thresholds(numpy.zeros((2, 1)), numpy.ones((2, 1)), default=0.4) == [0.4]
+
+
+def test_shrunk_thresholds_choose_between_global_and_per_frame():
+    from spacy_frames.media_eval import tune_global_threshold, tune_shrunk_thresholds
+
+    gold = numpy.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+    scores = numpy.array([[0.3, 0.1], [0.35, 0.2], [0.1, 0.9], [0.2, 0.1]])
+    # one threshold for both frames: 0.25 catches frame 0's positives and frame 1's 0.9, and nothing else
+    assert tune_global_threshold(gold, scores, grid=[0.1, 0.25, 0.5, 0.8]) == 0.25
+    half = tune_shrunk_thresholds(gold, scores, shrinkage=0.5)
+    glob = half["global"]
+    own = tune_thresholds(gold, scores, default=glob)
+    assert half["thresholds"] == [pytest.approx(glob + 0.5 * (t - glob)) for t in own]
+    chosen = tune_shrunk_thresholds(gold, scores, rounds=3)
+    assert chosen["shrinkage"] in (0.0, 0.25, 0.5, 0.75, 1.0) and set(chosen["cv_micro_f1"]) == {"0.0", "0.25", "0.5", "0.75", "1.0"}

@@ -146,16 +146,16 @@ def test_discourse_experiment_settings_are_valid_overrides():
     assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
 
 
-def test_benchmark_discourse_assembles_both_variants(trained_frames, trained_discourse, tmp_path):
+def test_benchmark_component_assembles_both_variants(trained_frames, trained_discourse, tmp_path):
     """Own copy (replace_listeners) and head (listening to the base transformer) both run."""
     import spacy
 
     sys.path.insert(0, str(SCRIPTS))
-    import benchmark_discourse
+    import benchmark_component
 
     text = "Prices rose sharply. So demand outpaced the supply of grain."
-    own = benchmark_discourse.assemble(str(trained_frames), str(trained_discourse), tmp_path / "own", True)
-    head = benchmark_discourse.assemble(str(trained_frames), str(trained_discourse), tmp_path / "head", False)
+    own = benchmark_component.assemble(str(trained_frames), str(trained_discourse), tmp_path / "own", True)
+    head = benchmark_component.assemble(str(trained_frames), str(trained_discourse), tmp_path / "head", False)
     standalone = spacy.load(trained_discourse)(text)._.discourse_relations
     assert spacy.load(own)(text)._.discourse_relations == standalone
     # the head listens to the base pipeline's transformer: it runs, on other features
