@@ -8,8 +8,8 @@
         assets/framenet/fn17/open_sesame/fn1.7.dev.syntaxnet.conll corpus/framenet17 \
         --fn15-frames corpus/framenet15/frames.json --summary metrics/corpora.json
 
-The work is done by spacy_frames.corpora.framenet; this only parses arguments, prints the
-summary and merges it into the summary JSON (key "framenet15" / "framenet17").
+The work is done by spacy_frames.corpora.framenet_convert; this only parses arguments, prints
+the summary and merges it into the summary JSON (key "framenet15" / "framenet17").
 """
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional
 import srsly
 import typer
 
-from spacy_frames.corpora.framenet import SPLIT_COUNT_KEYS, convert_framenet15, convert_framenet17
+from spacy_frames.corpora.framenet_convert import SPLIT_COUNT_KEYS, convert_framenet15, convert_framenet17
 
 Arg = typer.Argument
 Opt = typer.Option

@@ -31,7 +31,6 @@ CORPUS = ROOT / "corpus" / "media_frames"
 LANGS = ["en", "fr", "ge", "it", "po"]
 BASE = "training/transformer"  # MiniLM as assembled (assemble-transformer)
 FRAMES = "training/frames_final"  # frame_identifier's fine-tuned transformer
-CONFIGS = "configs"
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
 
@@ -101,14 +100,14 @@ def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> 
     return str(path.relative_to(ROOT))
 
 
-def stage_command(stage: Dict, k: int, out: Path, previous: Optional[str], dev: List[str], seed: int, log: Path, timings: Dict) -> List[str]:
+def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str], seed: int, configs: str, log: Path, timings: Dict) -> List[str]:
     train = json.dumps(corpus(stage["langs"], "train"))
     common = ["--paths.train", train, "--paths.dev", json.dumps(corpus(dev, "dev")), "--system.seed", str(seed),
               "--training.max_steps", str(stage["steps"]), "--training.eval_frequency", str(stage["steps"] // 2)]
     if previous:
         common += ["--paths.media_init", previous]
     if stage["kind"] == "e2e":
-        config = f"{CONFIGS}/media_framer.cfg"
+        config = f"{configs}/media_framer.cfg"
         transformer = previous or BASE
         extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
                  "--corpora.train.max_tokens", str(stage["max_tokens"])]
@@ -116,11 +115,18 @@ def stage_command(stage: Dict, k: int, out: Path, previous: Optional[str], dev: 
             extra += ["--training.batcher.@batchers", "spacy.batch_by_sequence.v1", "--training.batcher.size", "16"]
         return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
     transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
-    config = f"{CONFIGS}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
+    config = f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
     extra = []
     if stage["body"] != "use":
         extra = ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
     return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
+
+
+def threshold_tuning(model: str) -> Optional[Dict]:
+    """How media-thresholds chose the model's thresholds (global threshold, shrinkage of the
+    per-frame ones towards it, cross-validated micro-F1 within dev), from its saved cfg."""
+    cfg = ROOT / model / "media_framer" / "cfg"
+    return srsly.read_json(cfg).get("threshold_tuning") if cfg.exists() else None
 
 
 @app.command("run")
@@ -141,8 +147,6 @@ def run_cli(
     if out_json.exists() and not force and not rescore:
         typer.echo(f"{out_json} exists: skipped")
         return
-    global CONFIGS
-    CONFIGS = configs
     work = WORK / name
     work.mkdir(parents=True, exist_ok=True)
     log = work / "log.txt"
@@ -157,7 +161,7 @@ def run_cli(
         previous = cached["model"]
     for k, stage in enumerate([] if rescore else spec["stages"]):
         out = work / f"stage{k}_{stage['kind']}"
-        timings[f"stage{k} {stage['kind']} {'-'.join(stage['langs'])}"] = sh(stage_command(stage, k, out, previous, dev, seed, log, timings), log)
+        timings[f"stage{k} {stage['kind']} {'-'.join(stage['langs'])}"] = sh(stage_command(stage, out, previous, dev, seed, configs, log, timings), log)
         previous = str((out / "model-last").relative_to(ROOT))
     timings["thresholds"] = sh([sys.executable, "-m", "spacy_frames", "media-thresholds", previous, *corpus(dev, "dev")], log)
     scores = {}
@@ -167,7 +171,8 @@ def run_cli(
         scores[split] = srsly.read_json(path)
     timings["training_total"] = round(sum(v for k, v in timings.items() if k.startswith(("stage", "cache"))), 1)
     RUNS.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores, "timings_s": timings})
+    srsly.write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores,
+                                "threshold_tuning": threshold_tuning(previous), "timings_s": timings})
     if export is not None:
         shutil.rmtree(export, ignore_errors=True)
         shutil.copytree(ROOT / previous, export)
@@ -178,15 +183,21 @@ def run_cli(
 def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
     """Several settings in turn (each skipped when cached)."""
     for setting in settings.split(","):
-        run_cli(setting.strip(), seed=seed, force=False, export=None, configs=CONFIGS, rescore=False)
+        run_cli(setting.strip(), seed=seed, force=False, export=None, configs="configs", rescore=False)
 
 
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.json")):
     """Collect the runs and the baselines into one table."""
     runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
+    for path in sorted(RUNS.glob("*.json")):  # runs written before threshold_tuning was recorded
+        run = runs[path.stem]
+        if run.get("threshold_tuning") is None and threshold_tuning(run["model"]) is not None:
+            run["threshold_tuning"] = threshold_tuning(run["model"])
+            srsly.write_json(path, run)
     baselines_path = ROOT / "metrics" / "media_framer" / "baselines.json"
-    summary = {"runs": {name: {"test": run["scores"]["test"], "dev": run["scores"]["dev"], "timings_s": run["timings_s"]} for name, run in runs.items()},
+    summary = {"runs": {name: {"test": run["scores"]["test"], "dev": run["scores"]["dev"], "threshold_tuning": run.get("threshold_tuning"),
+                               "timings_s": run["timings_s"]} for name, run in runs.items()},
                "baselines": srsly.read_json(baselines_path) if baselines_path.exists() else None}
     zero_shot = {}
     for body in ("minilm", "use", "both"):

@@ -6,11 +6,12 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc
 from tqdm import tqdm
 
-from .corpora.media_frames import article_info
-from .media_eval import f1_scores
+from .corpora.media_frames import MediaFramesCorpus, article_info
+from .media_eval import f1_scores, tune_shrunk_thresholds
+from .ml.media_framer import mean_rows
 
 
 def article_key(doc: Doc) -> str:
@@ -21,16 +22,9 @@ def article_key(doc: Doc) -> str:
 
 
 def load_articles(nlp: Language, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> List[Doc]:
-    docs = []
-    for path in paths:
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert-media-frames` to write it.")
-        docs.extend(DocBin().from_disk(path).get_docs(nlp.vocab))
-    if languages:
-        docs = [d for d in docs if article_info(d).get("lang") in set(languages)]
-    if not docs:
-        raise ValueError(f"No media-frames articles in {[str(p) for p in paths]}" + (f" for {list(languages)}" if languages else ""))
-    return docs
+    """Whole converted articles (the reader's checks and errors; no truncation or shuffle)."""
+    corpus = MediaFramesCorpus([str(p) for p in paths], list(languages or []), max_tokens=0, shuffle=False, limit=0, seed=0)
+    return corpus.load(nlp.vocab)
 
 
 def get_framer(nlp: Language, component: str):
@@ -67,13 +61,8 @@ def body_vectors(nlp: Language, component: str, docs: Sequence[Doc], batch_size:
     with nlp.select_pipes(enable=before):
         for start in tqdm(range(0, len(docs), batch_size), desc="encoding articles", unit="batch"):
             batch = list(nlp.pipe(nlp.make_doc(doc.text) for doc in docs[start : start + batch_size]))
-            tokens = tok2vec.predict(batch)
-            width = next((t.shape[1] for t in tokens if t.shape[0]), 0)
-            pooled = numpy.zeros((len(batch), width), dtype="float32")
-            for i, t in enumerate(tokens):
-                if t.shape[0]:
-                    pooled[i] = model.ops.to_numpy(t).mean(axis=0)
-            rows.append(pooled)
+            pooled, _ = mean_rows(model.ops, tok2vec.predict(batch), tok2vec.get_dim("nO"))
+            rows.append(model.ops.to_numpy(pooled))
     return numpy.concatenate(rows) if rows else numpy.zeros((0, 0), dtype="float32")
 
 
@@ -101,14 +90,10 @@ def tune_media_thresholds(nlp: Language, component: str, paths: Sequence[Path], 
     """Per-frame thresholds for micro-F1 on the (dev) articles, shrunk towards one global
     threshold by as much as cross-validation within dev says (media_eval.tune_shrunk_thresholds);
     set in the component's cfg (saved with it)."""
-    from .media_eval import tune_shrunk_thresholds
-
     framer = get_framer(nlp, component)
     docs = load_articles(nlp, paths, languages)
     scores = predict_scores(nlp, component, docs)
-    tuned = tune_shrunk_thresholds(gold_matrix(docs, framer.labels), scores)
-    framer.cfg["thresholds"] = dict(zip(framer.labels, tuned["thresholds"]))
-    framer.cfg["threshold_tuning"] = {k: v for k, v in tuned.items() if k != "thresholds"}
+    framer.set_thresholds(tune_shrunk_thresholds(gold_matrix(docs, framer.labels), scores))
     return framer.cfg["thresholds"]
 
 

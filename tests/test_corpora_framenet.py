@@ -1,5 +1,6 @@
-"""Tests of spacy_frames.corpora.framenet on small fixtures cut from the real FrameNet files
-(tests/fixtures/framenet), plus count checks against the real data when it is present."""
+"""Tests of spacy_frames.corpora.framenet, framenet_sentences and framenet_convert on small
+fixtures cut from the real FrameNet files (tests/fixtures/framenet), plus count checks
+against the real data when it is present."""
 import importlib.util
 import zipfile
 from collections import Counter
@@ -12,18 +13,19 @@ from spacy.vocab import Vocab
 
 from spacy_frames.corpora.framenet import (
     FrameInventory,
-    convert_framenet15,
-    convert_framenet17,
+    normalize_penn_tag,
+    read_fn15_inventory,
+    read_fn17_inventory,
+    strip_definition_markup,
+)
+from spacy_frames.corpora.framenet_convert import convert_framenet15, convert_framenet17
+from spacy_frames.corpora.framenet_sentences import (
     iter_exemplar_sentences,
     iter_fulltext_sentences,
     iter_open_sesame_sentences,
     list_fulltext_docs,
     load_split,
-    normalize_penn_tag,
-    read_fn15_inventory,
-    read_fn17_inventory,
     sentence_to_doc,
-    strip_definition_markup,
 )
 from spacy_frames.extensions import TARGETS_KEY, install_extensions
 

@@ -7,7 +7,7 @@ import pytest
 import spacy
 
 from inducer_toy import INSTANCES
-from spacy_frames.corpora.framenet import FrameSentence, FrameTarget
+from spacy_frames.corpora.framenet_sentences import FrameSentence, FrameTarget
 from spacy_frames.corpora.frame_induction import (
     assign_folds,
     collect_verb_instances,

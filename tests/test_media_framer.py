@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from conftest import media_config, train_tiny, transformer_weights
 from media_toy import ARTICLES, toy_articles
 from spacy_frames.cli import app
-from spacy_frames.corpora.media_frames import MEDIA_FRAMES, article_doc
+from spacy_frames.corpora.media_frames import BODY_VECTOR_KEY, MEDIA_FRAMES, article_doc
 from spacy_frames.media_eval import f1_scores, label_matrix
 from spacy_frames.media_tools import evaluate_media, write_body_cache
 
@@ -126,6 +126,14 @@ def test_head_stage_uses_cached_body_and_keeps_transformer(trained_media, tiny_b
     assert post.get_pipe("media_framer").labels == nlp.get_pipe("media_framer").labels
 
 
+def test_prediction_ignores_cached_body_vectors(trained_media):
+    # a cached vector steers training stages only: a doc carrying one is still encoded
+    nlp = spacy.load(trained_media)
+    doc = nlp.make_doc(ARTICLES[0][0])
+    doc.user_data[BODY_VECTOR_KEY] = numpy.full((nlp.get_pipe("transformer").model.get_dim("nO"),), 9.0, dtype="float32")
+    assert nlp(doc).cats == pytest.approx(nlp(ARTICLES[0][0]).cats, abs=1e-6)
+
+
 def test_init_from_starts_from_the_given_weights(trained_media, tiny_bert, toy_media, transformer_dir):
     nlp = initialized(tiny_bert, toy_media, transformer_dir, **{"paths.transformer": str(trained_media), "paths.media_init": str(trained_media)})
     trained = spacy.load(trained_media)
@@ -154,7 +162,12 @@ def test_thresholds_and_evaluate_cli(trained_media, toy_media, tmp_path):
     result = runner.invoke(app, ["media-thresholds", str(trained_media), str(toy_media / "dev.spacy"), "--output", str(tmp_path / "tuned")])
     assert result.exit_code == 0, result.output
     tuned = spacy.load(tmp_path / "tuned")
-    assert set(tuned.get_pipe("media_framer").cfg["thresholds"]) == set(MEDIA_FRAMES)
+    framer = tuned.get_pipe("media_framer")
+    assert set(framer.cfg["thresholds"]) == set(MEDIA_FRAMES)
+    assert set(framer.cfg["threshold_tuning"]) == {"global", "shrinkage", "cv_micro_f1"}
+    with pytest.raises(ValueError, match="2 thresholds for 14 frames"):
+        framer.set_thresholds({"thresholds": [0.5, 0.5]})
+    assert set(framer.cfg["thresholds"]) == set(MEDIA_FRAMES)
     scores = evaluate_media(tuned, "media_framer", [toy_media / "dev.spacy"])
     assert scores["en"]["n"] == len(ARTICLES) and 0.0 <= scores["all"]["micro_f1"] <= 1.0
     result = runner.invoke(app, ["evaluate-media", str(tmp_path / "tuned"), str(toy_media / "dev.spacy"), "-o", str(tmp_path / "s.json")])

@@ -30,6 +30,7 @@ from spacy.util import registry
 
 from ..extensions import ARGS_KEY, install_extensions
 from ..sense_hierarchy import SenseHierarchy
+from .readers import require_corpus
 
 SPLITS = ("train", "dev", "test")
 # PDTB-3 pipe format, 0-based fields used here
@@ -276,7 +277,7 @@ class DiscourseCorpus:
             paths = [paths]
         if not paths:
             raise ValueError("DiscourseCorpus: no corpus files given.")
-        self.paths = [_require(p) for p in paths]
+        self.paths = [require_corpus(p, "convert-discourse") for p in paths]
         self.types = {t.lower() for t in types}
         self.augment, self.split_senses, self.shuffle, self.limit = augment, split_senses, shuffle, limit
         self.rng = random.Random(seed)
@@ -317,12 +318,6 @@ class DiscourseCorpus:
                     doc._.discourse_gold = dict(doc._.discourse_gold, senses=[sense])
                 yield doc
 
-
-def _require(path) -> Path:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert-discourse` to write it.")
-    return path
 
 
 def corpus_counts(relations: Sequence[DiscourseRelation]) -> Dict[str, int]:

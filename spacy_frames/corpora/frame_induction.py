@@ -27,16 +27,10 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..extensions import TARGETS_KEY, install_extensions
-from .framenet import (
-    DOCBIN_ATTRS,
-    FrameSentence,
-    FrameTarget,
-    _require_file,
-    iter_exemplar_sentences,
-    read_fn15_inventory,
-    sentence_to_doc,
-)
-from .readers import _require, copy_targets, subset_docbin
+from .framenet import _require_file, read_fn15_inventory
+from .framenet_convert import DOCBIN_ATTRS
+from .framenet_sentences import FrameSentence, FrameTarget, iter_exemplar_sentences, sentence_to_doc
+from .readers import copy_targets, require_corpus, subset_docbin
 
 N_FOLDS = 3
 
@@ -261,7 +255,7 @@ class FrameInductionCorpus:
             paths = [paths]
         if not paths:
             raise ValueError("FrameInductionCorpus: no fold files given.")
-        self.paths = [_require(p) for p in paths]
+        self.paths = [require_corpus(p, "convert-frame-induction") for p in paths]
         self.max_per_lu = max_per_lu
         self.per_frame = per_frame
         self.diverse_runs = diverse_runs
@@ -370,7 +364,7 @@ def create_instance_frames(paths: List[str]) -> List[str]:
         paths = [paths]
     frames = set()
     for path in paths:
-        index = read_index(_require(path))
+        index = read_index(require_corpus(path, "convert-frame-induction"))
         if index is not None:
             frames.update(frame for _, frame in index)
             continue

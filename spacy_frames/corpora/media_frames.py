@@ -22,6 +22,8 @@ from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
 
+from .readers import require_corpus
+
 # the 14 frames of the task, spelled as in the label files (Policy Frames Codebook order)
 MEDIA_FRAMES: Tuple[str, ...] = (
     "Economic",
@@ -173,7 +175,7 @@ class MediaFramesCorpus:
             paths = [paths]
         if not paths:
             raise ValueError("MediaFramesCorpus: no corpus files given.")
-        self.paths = [_require(p) for p in paths]
+        self.paths = [require_corpus(p, "convert-media-frames") for p in paths]
         unknown = [lang for lang in languages if lang not in LANGUAGES]
         if unknown:
             raise ValueError(f"MediaFramesCorpus: unknown language(s) {unknown}; the corpus has {list(LANGUAGES)}")
@@ -215,12 +217,6 @@ class MediaFramesCorpus:
                 predicted.user_data[BODY_VECTOR_KEY] = numpy.asarray(self.body_cache[key], dtype="float32")
             yield Example(predicted, reference)
 
-
-def _require(path) -> Path:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert-media-frames` to write it.")
-    return path
 
 
 def label_counts(articles: Sequence[Article]) -> Dict[str, int]:

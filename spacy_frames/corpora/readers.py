@@ -35,8 +35,8 @@ def create_framenet_reader(
 
 class FrameNetCorpus:
     def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed):
-        self.path = _require(path)
-        self.exemplars = _require(exemplars) if exemplars and max_exemplars else None
+        self.path = require_corpus(path)
+        self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
         self.max_exemplars = max_exemplars
         self.gold_targets = gold_targets
         self.targets_key = targets_key
@@ -124,8 +124,9 @@ def subset_docbin(full: DocBin, keep: List[int]) -> DocBin:
     return sample
 
 
-def _require(path) -> Path:
+def require_corpus(path, command: str = "convert") -> Path:
+    """The path of a converted corpus file, or an error naming the project command that writes it."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert` to write it.")
+        raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run {command}` to write it.")
     return path

@@ -85,10 +85,8 @@ def media_framer_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> No
     model.set_dim("nO", head.layers[-1].get_dim("nO"))
 
 
-def mean_rows(model: Model, arrays: List[Floats2d]):
+def mean_rows(ops, arrays: List[Floats2d], width: int):
     """Mean over each doc's token vectors (zeros for an empty doc) and its backprop."""
-    ops = model.ops
-    width = arrays[0].shape[1] if arrays else model.get_ref("tok2vec").get_dim("nO")
     lengths = [a.shape[0] for a in arrays]
     out = ops.alloc2f(len(arrays), width)
     for i, a in enumerate(arrays):
@@ -111,13 +109,15 @@ def cached_body_vectors(model: Model, docs: List[Doc]) -> Optional[Floats2d]:
 def media_framer_forward(model: Model, docs: List[Doc], is_train: bool):
     parts, backprops = [], []
     if has_body(model, "tok2vec"):
-        cached = cached_body_vectors(model, docs) if model.attrs.get("use_cached_body") else None
+        # frozen-body training stages: the reader gave every article its cached vector
+        cached = cached_body_vectors(model, docs) if is_train else None
         if cached is not None:
             parts.append(cached)
             backprops.append(None)
         else:
-            tokens, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
-            pooled, bp_mean = mean_rows(model, tokens)
+            tok2vec = model.get_ref("tok2vec")
+            tokens, bp_tok2vec = tok2vec(docs, is_train)
+            pooled, bp_mean = mean_rows(model.ops, tokens, tok2vec.get_dim("nO"))
             parts.append(pooled)
             backprops.append(lambda d, bp_mean=bp_mean: bp_tok2vec(bp_mean(d)))
     if has_body(model, "use_vectors"):

@@ -27,9 +27,11 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from ..corpora.framenet import FrameInventory
 from ..corpora.readers import align_target, is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..frame_negatives import candidate_columns, contrastive_scores_loss
 from ..frame_scoring import make_frame_identifier_scorer  # noqa: F401  (registers the scorer)
 from ..lexicon import Lexicon, target_lexical_unit
 from ..losses import BinaryCrossEntropy, InfoNCE
+from ..ml.frame_inducer import span_token_indices
 from ..retrieval import FrameIndex
 from .base import SerializablePipe, default_tok2vec_config
 from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
@@ -168,14 +170,7 @@ class TargetBatch:
         self.preset = preset
 
     def token_indices(self, ops) -> List[List[Any]]:
-        return [[ops.asarray(_span_tokens(span), dtype="i") for span in spans] for spans in self.spans]
-
-
-def _span_tokens(span: Span) -> List[int]:
-    parts = span._.target_parts
-    if parts:
-        return [i for start, end in parts for i in range(start, end)]
-    return list(range(span.start, span.end))
+        return [[ops.asarray(span_token_indices(span), dtype="i") for span in spans] for spans in self.spans]
 
 
 class FrameIdentifier(SerializablePipe):
@@ -449,7 +444,7 @@ class FrameIdentifier(SerializablePipe):
             start += len(doc_spans)
         gold_rows = numpy.asarray(gold_rows, dtype="i")
         gold_targets = targets[gold_rows]
-        loss, d_gold, d_frames = self._contrastive(gold_targets, frame_vecs, frames, columns, candidates)
+        loss, d_gold, d_frames = contrastive_scores_loss(self.model.ops, self.loss, gold_targets, frame_vecs, frames, columns, candidates)
         d_targets = self.model.ops.alloc2f(*targets.shape)
         if len(gold_rows):
             d_targets[gold_rows] = d_gold
@@ -491,54 +486,8 @@ class FrameIdentifier(SerializablePipe):
         return vectors, update_memory
 
     def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
-        """The frames to score and, for in-candidate learning, each target's candidate columns
-        (gold first, then lexicon candidates, Inheritance siblings, random frames)."""
-        if self.cfg["objective"] == "in_batch":
-            return sorted(set(frames)), None
-        if self.cfg["n_negatives"] < 0:
-            return list(self.inventory.names), None
-        n_cols = 1 + self.cfg["n_negatives"]
-        names = self.inventory.names
-        rows = []
-        for gold, lu in zip(frames, lus):
-            negatives: List[str] = []
-            seen = {gold}
-            pools = [self.inventory.frames_for_lu(lu) if lu else [], self.inventory.siblings(gold)]
-            for pool in pools:
-                pool = [f for f in pool if f not in seen]
-                self._rng.shuffle(pool)
-                for f in pool[: n_cols - 1 - len(negatives)]:
-                    negatives.append(f)
-                    seen.add(f)
-            while len(negatives) < n_cols - 1 and len(seen) < len(names):
-                f = names[self._rng.randrange(len(names))]
-                if f not in seen:
-                    negatives.append(f)
-                    seen.add(f)
-            rows.append([gold] + negatives)
-        columns = sorted({f for row in rows for f in row})
-        col_of = {f: j for j, f in enumerate(columns)}
-        candidates = numpy.array([[col_of[f] for f in row] for row in rows], dtype="i").reshape((-1, n_cols))
-        return columns, candidates
-
-    def _contrastive(self, targets, frame_vecs, frames, columns, candidates):
-        ops = self.model.ops
-        if not frames:
-            return 0.0, ops.alloc2f(0, targets.shape[1]), ops.alloc2f(*frame_vecs.shape) if frame_vecs is not None else None
-        col_of = {f: j for j, f in enumerate(columns)}
-        scores = targets @ frame_vecs.T  # cosines: both sides are L2-normalised
-        if candidates is None:
-            gold = ops.asarray1i([col_of[f] for f in frames])
-            d_scores, loss = self.loss(scores, gold)
-        else:
-            cand = ops.asarray(candidates)
-            rows = ops.xp.arange(len(frames))[:, None]
-            d_cand, loss = self.loss(scores[rows, cand], ops.asarray1i([0] * len(frames)))
-            d_scores = ops.alloc2f(*scores.shape)
-            ops.xp.add.at(d_scores, (ops.xp.broadcast_to(rows, cand.shape), cand), d_cand)
-        d_targets = d_scores @ frame_vecs
-        d_frames = d_scores.T @ targets
-        return float(loss), d_targets, d_frames
+        """The frames to score and each target's candidate columns (frame_negatives.py)."""
+        return candidate_columns(self.inventory, frames, lus, self.cfg["objective"], self.cfg["n_negatives"], self._rng)
 
     # -- initialization ---------------------------------------------------------------
     def initialize(

@@ -29,7 +29,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..extensions import install_extensions
 from ..losses import BinaryCrossEntropy, LabelAwareContrastiveLoss
-from ..media_eval import f1_scores, tune_shrunk_thresholds
+from ..media_eval import f1_scores
 from ..ml.media_framer import BODY_VECTOR_KEY
 from .base import CfgLabels, SerializablePipe, default_tok2vec_config
 from .sharing import skip_batch
@@ -198,19 +198,15 @@ class MediaFramer(CfgLabels, SerializablePipe):
         validate_examples(examples, "MediaFramer.update")
         rows, truths = self._gold(examples)
         docs = [eg.predicted for eg in examples]
-        # a frozen-body stage: the reader gave every article its transformer vector
-        # (body_cache), so the transformer is not run again
+        # frozen-body stages: the reader gave every article its cached transformer vector,
+        # and the forward pass does not run the listener
         cached = self.model.has_ref("tok2vec") and all(BODY_VECTOR_KEY in doc.user_data for doc in docs)
         if not rows:
             if self.model.has_ref("tok2vec") and not cached:
                 skip_batch(self.model.get_ref("tok2vec"), docs)
             return losses
         set_dropout_rate(self.model, drop)
-        self.model.attrs["use_cached_body"] = cached
-        try:
-            (features, logits), backprop = self.model.begin_update(docs)
-        finally:
-            self.model.attrs["use_cached_body"] = False
+        (features, logits), backprop = self.model.begin_update(docs)
         loss, (d_features, d_logits) = self.get_loss([examples[i] for i in rows], (features[rows], logits[rows], truths))
         full_d_logits = self.model.ops.alloc2f(*logits.shape)
         full_d_logits[rows] = d_logits
@@ -282,13 +278,14 @@ class MediaFramer(CfgLabels, SerializablePipe):
             raise FileNotFoundError(f"[{self.name}] init_from '{init_from}' is not a trained media_framer (no cfg and model files).")
         return {"cfg": srsly.read_json(path / "cfg"), "model": (path / "model").read_bytes()}
 
-    def tune(self, docs: Sequence[Doc], gold: numpy.ndarray) -> List[float]:
-        """Set per-frame thresholds for micro-F1 on (dev) docs with 0/1 gold, shrunk towards
-        one global threshold as cross-validation within the docs says (media_eval)."""
-        tuned = tune_shrunk_thresholds(gold, self.predict(docs))
-        self.cfg["thresholds"] = {label: t for label, t in zip(self.labels, tuned["thresholds"])}
-        self.cfg["threshold_tuning"] = {k: v for k, v in tuned.items() if k != "thresholds"}
-        return tuned["thresholds"]
+    def set_thresholds(self, tuning: Dict[str, Any]) -> None:
+        """Keep per-frame thresholds tuned on dev (media_eval.tune_shrunk_thresholds' result:
+        "thresholds" in label order, and how they were chosen); saved with the component."""
+        thresholds = [float(t) for t in tuning["thresholds"]]
+        if len(thresholds) != len(self.labels):
+            raise ValueError(f"[{self.name}] {len(thresholds)} thresholds for {len(self.labels)} frames.")
+        self.cfg["thresholds"] = dict(zip(self.labels, thresholds))
+        self.cfg["threshold_tuning"] = {k: v for k, v in tuning.items() if k != "thresholds"}
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
         examples = list(examples)

@@ -1,0 +1,172 @@
+"""Conversion of FrameNet 1.5 and 1.7 to spaCy ``DocBin`` corpora plus ``frames.json``.
+
+Holds :func:`convert_framenet15` (full-text train/dev/test in the Das et al. split, LU
+exemplars and the FN1.5 inventory) and :func:`convert_framenet17` (the open-sesame FN1.7 dev
+set and the FN1.7 inventory, with out-of-vocabulary counts against FN1.5), the per-split
+summary they return (:data:`SPLIT_COUNT_KEYS`) and the token attributes stored in the
+``DocBin``s (:data:`DOCBIN_ATTRS`). ``scripts/convert_framenet.py`` is their command line.
+"""
+from collections import Counter
+from pathlib import Path
+from typing import Any, Container, Dict, Iterable, Optional, Set, Union
+
+from spacy.tokens import DocBin
+from spacy.vocab import Vocab
+
+from .framenet import FrameInventory, PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
+from .framenet_sentences import (
+    FrameSentence,
+    iter_exemplar_sentences,
+    iter_fulltext_sentences,
+    iter_open_sesame_sentences,
+    load_split,
+    sentence_to_doc,
+)
+
+SPLIT_COUNT_KEYS = (
+    "sentences",
+    "targets",
+    "skipped_targets",
+    "discontinuous_targets",
+    "multiword_targets",
+    "sentences_without_targets",
+    "whitespace_tokenized_sentences",
+)
+# Token attributes worth storing: the rest (HEAD, DEP, ENT_*, LEMMA, MORPH, POS) is never
+# set here, and leaving it out keeps the 154k-exemplar DocBin small in memory and on disk.
+DOCBIN_ATTRS = ["ORTH", "TAG"]
+
+
+def _split_summary(stats: Counter, docs: Optional[int]) -> Dict[str, Any]:
+    summary: Dict[str, Any] = {"docs": docs}
+    summary.update({key: int(stats.get(key, 0)) for key in SPLIT_COUNT_KEYS})
+    summary["skipped_reasons"] = {
+        key[len("skipped_"):]: int(n)
+        for key, n in sorted(stats.items())
+        if key.startswith("skipped_") and key != "skipped_targets"
+    }
+    return summary
+
+
+def _write_docbin(
+    sentences: Iterable[FrameSentence],
+    path: Path,
+    vocab: Vocab,
+    frames: Optional[Container[str]],
+    stats: Counter,
+    docs_seen: Optional[Set[str]] = None,
+) -> None:
+    # Docs are serialized into the DocBin as they come and not kept: memory is the DocBin's
+    # token arrays + strings (a few hundred MB for all exemplars), not 154k Doc objects.
+    doc_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
+    for sentence in sentences:
+        if docs_seen is not None:
+            docs_seen.add(sentence.doc)
+        doc_bin.add(sentence_to_doc(vocab, sentence, frames=frames, stats=stats))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc_bin.to_disk(path)
+
+
+def convert_framenet15(
+    zip_path: PathLike,
+    splits_json: PathLike,
+    output_dir: PathLike,
+    exemplar_limit: Optional[int] = None,
+    *,
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """Write ``{train,dev,test}.spacy`` (full text, Das et al. split), ``exemplars.spacy``
+    (LU exemplars, at most ``exemplar_limit``) and ``frames.json`` (the FN1.5 inventory)
+    into ``output_dir``; return the summary.
+
+    Summary: ``{split: {"docs", "sentences", "targets", "skipped_targets",
+    "discontinuous_targets", "multiword_targets", "sentences_without_targets",
+    "whitespace_tokenized_sentences", "skipped_reasons": {reason: n}}, "frames": n,
+    "lexical_units": n, "relations": {type: n}}`` for the splits train/dev/test/exemplars.
+    ``targets`` counts every target read (see the docstring of
+    :mod:`spacy_frames.corpora.framenet`); the spans written are
+    ``targets - skipped_targets``. ``multiword_targets`` are contiguous spans of several
+    tokens, ``discontinuous_targets`` the ones with ``target_parts``. For ``exemplars``,
+    ``docs`` is the number of LU files that have exemplars. Targets whose frame is not in
+    the inventory (``Test35``: one in train, one in dev) are skipped as ``unknown_frame``.
+    """
+    from tqdm import tqdm
+
+    fn_zip = _require_file(zip_path, "FrameNet 1.5 zip")
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    inventory = read_fn15_inventory(fn_zip)
+    inventory.to_disk(output / "frames.json")
+    splits = load_split(splits_json, fn_zip)
+    vocab = Vocab()
+    summary: Dict[str, Any] = {}
+    for split in ("train", "dev", "test"):
+        stats: Counter = Counter()
+        sentences = iter_fulltext_sentences(fn_zip, splits[split])
+        _write_docbin(sentences, output / f"{split}.spacy", vocab, inventory, stats)
+        summary[split] = _split_summary(stats, len(splits[split]))
+    stats = Counter()
+    lu_files: Set[str] = set()
+    exemplars = tqdm(
+        iter_exemplar_sentences(fn_zip, exemplar_limit),
+        desc="exemplars",
+        unit=" sent",
+        total=exemplar_limit,
+        disable=not progress,
+        mininterval=1.0,
+    )
+    _write_docbin(exemplars, output / "exemplars.spacy", vocab, inventory, stats, lu_files)
+    summary["exemplars"] = _split_summary(stats, len(lu_files))
+    summary["frames"] = len(inventory)
+    summary["lexical_units"] = inventory.n_lexical_units
+    summary["relations"] = inventory.relation_counts()
+    return summary
+
+
+def _load_inventory(inventory: Union[FrameInventory, PathLike, None]) -> Optional[FrameInventory]:
+    if inventory is None or isinstance(inventory, FrameInventory):
+        return inventory
+    return FrameInventory().from_disk(inventory)
+
+
+def convert_framenet17(
+    frames_xml_dir: PathLike,
+    lexicon_json: PathLike,
+    conll_path: PathLike,
+    output_dir: PathLike,
+    fn15_inventory: Union[FrameInventory, PathLike, None] = None,
+) -> Dict[str, Any]:
+    """Write ``dev.spacy`` (the open-sesame FN1.7 dev CoNLL) and ``frames.json`` (the FN1.7
+    inventory) into ``output_dir``; return the summary.
+
+    With ``fn15_inventory`` (an inventory or a ``frames.json`` path) the dev summary also
+    counts the out-of-vocabulary targets: ``targets_new_frame`` (frame not in FN1.5),
+    ``targets_new_lu`` (the (LU, frame) pair is not in FN1.5, which includes every
+    new-frame target) and ``targets_unknown_lu_name`` (the LU name is in no FN1.5 frame).
+    ``docs`` is None: the CoNLL file carries no document ids.
+    """
+    inventory = read_fn17_inventory(frames_xml_dir, lexicon_json)
+    conll = _require_file(conll_path, "open-sesame CoNLL file")
+    fn15 = _load_inventory(fn15_inventory)
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    inventory.to_disk(output / "frames.json")
+    sentences = list(iter_open_sesame_sentences(conll))
+    stats: Counter = Counter()
+    _write_docbin(sentences, output / "dev.spacy", Vocab(), inventory, stats)
+    dev = _split_summary(stats, None)
+    if fn15 is not None:
+        fn15_pairs = {(lu, name) for name in fn15.frames for lu in fn15.frames[name]["lexical_units"]}
+        oov: Counter = Counter()
+        for sentence in sentences:
+            for target in sentence.targets:
+                oov["targets_new_frame"] += target.frame not in fn15
+                oov["targets_new_lu"] += (target.lu, target.frame) not in fn15_pairs
+                oov["targets_unknown_lu_name"] += not fn15.frames_for_lu(target.lu)
+        dev.update({key: int(oov[key]) for key in ("targets_new_frame", "targets_new_lu", "targets_unknown_lu_name")})
+    return {
+        "dev": dev,
+        "frames": len(inventory),
+        "lexical_units": inventory.n_lexical_units,
+        "relations": inventory.relation_counts(),
+    }
