@@ -112,7 +112,7 @@ def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str
         extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
                  "--corpora.train.max_tokens", str(stage["max_tokens"])]
         if not stage["sampler"]:
-            extra += ["--training.batcher.@batchers", "spacy.batch_by_sequence.v1", "--training.batcher.size", "16"]
+            extra += ["--training.batcher.min_positives", "0"]  # plain batches of the shuffled articles
         return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
     transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
     config = f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]

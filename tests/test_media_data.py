@@ -89,8 +89,12 @@ def test_contrast_batcher_puts_every_frame_in_every_batch():
             assert count >= min(2, left[frame])
             left[frame] -= count
     assert [len(b) for b in batches] == [8, 8, 8]
+    plain = list(create_contrast_batcher(size=8, min_positives=0)(examples))  # sampler off
+    assert [eg for b in plain for eg in b] == examples and [len(b) for b in plain] == [8, 8, 8]
     with pytest.raises(ValueError, match="min_positives"):
-        create_contrast_batcher(size=4, min_positives=0)
+        create_contrast_batcher(size=4, min_positives=-1)
+    with pytest.raises(ValueError, match="size"):
+        create_contrast_batcher(size=0)
 
 
 def test_f1_scores_hand_computed():

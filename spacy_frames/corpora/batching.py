@@ -7,6 +7,8 @@ for every class still missing (rarest first), documents that carry it until the 
 holds `min_positives` of them, and then filling up with documents of the most
 plentiful frames (the incoming order breaks ties). Every
 document is used once per epoch; the last batches hold what is left.
+`min_positives = 0` turns the sampler off (batches in the reader's shuffled order): the
+ablation "without the contrast sampler".
 """
 from typing import Callable, Iterable, Iterator, List, Set
 
@@ -21,9 +23,10 @@ def example_labels(eg: Example) -> Set[str]:
 @registry.batchers("spacy-frames.contrast_batcher.v1")
 def create_contrast_batcher(size: int, min_positives: int = 2, buffer: int = 5000) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
     """size: examples per batch; min_positives: documents each class should have in a
-    batch (while the epoch still has them); buffer: examples sampled from at a time."""
-    if size < 1 or min_positives < 1:
-        raise ValueError(f"contrast_batcher: size and min_positives must be >= 1, got {size} and {min_positives}")
+    batch (while the epoch still has them; 0: plain batches in incoming order);
+    buffer: examples sampled from at a time."""
+    if size < 1 or min_positives < 0:
+        raise ValueError(f"contrast_batcher: size must be >= 1 and min_positives >= 0, got {size} and {min_positives}")
 
     def batcher(examples: Iterable[Example]) -> Iterator[List[Example]]:
         pool: List[Example] = []
@@ -39,6 +42,10 @@ def create_contrast_batcher(size: int, min_positives: int = 2, buffer: int = 500
 
 
 def contrast_batches(pool: List[Example], size: int, min_positives: int) -> Iterator[List[Example]]:
+    if min_positives == 0:
+        for start in range(0, len(pool), size):
+            yield pool[start : start + size]
+        return
     labels = [example_labels(eg) for eg in pool]
     left = list(range(len(pool)))
     while left:
