@@ -66,6 +66,17 @@ SETTINGS: Dict[str, Dict] = {
     "multi-use": {"stages": [head(LANGS, body="use")], "eval": LANGS},
     "multi-both": {"stages": [head(LANGS, body="both")], "eval": LANGS},
 }
+# mCPT's ablation table (its Table 4) and the truncation of the end-to-end stage, as rows
+# of (label, setting); `own-en` is the full recipe without the multilingual phase
+ABLATION = [
+    ("mCPT stages, English only (own-en)", "own-en"),
+    ("+ multilingual phase one (all languages, then English)", "own-en-multilingual"),
+    ("without the contrastive term (alpha 0)", "own-en-no-contrastive"),
+    ("without the contrast sampler", "own-en-no-sampler"),
+    ("without end-to-end training (head on the frozen body)", "frozen-en"),
+    ("end-to-end stage on articles truncated to 128 tokens", "own-en-trunc128"),
+    ("end-to-end stage on articles truncated to 512 tokens (75 steps)", "own-en-trunc512"),
+]
 for _lang in ("fr", "ge", "it", "po"):
     for _body in ("minilm", "use", "both"):
         SETTINGS[f"zs-{_lang}-{_body}"] = {"stages": [head(OTHERS[_lang], body=_body)], "eval": [_lang], "dev": OTHERS[_lang]}
@@ -207,6 +218,11 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.js
                                "mean": {m: round(sum(v[m] for v in per_lang.values()) / len(per_lang), 4) for m in ("micro_f1", "macro_f1")},
                                "n_languages": len(per_lang)}
     summary["zero_shot"] = zero_shot
+    summary["ablation"] = [
+        {"row": label, "setting": name, "training_s": runs[name]["timings_s"]["training_total"],
+         **{f"{split}_{m}": runs[name]["scores"][split]["en"][m] for split in ("dev", "test") for m in ("micro_f1", "macro_f1")}}
+        for label, name in ABLATION if name in runs
+    ]
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, summary)
     typer.echo(f"{len(runs)} runs -> {output}")

@@ -161,3 +161,27 @@ def test_benchmark_component_assembles_both_variants(trained_frames, trained_dis
     # the head listens to the base pipeline's transformer: it runs, on other features
     relations = spacy.load(head)(text)._.discourse_relations
     assert len(relations) == 1 and relations[0]["arg1"] == standalone[0]["arg1"]
+
+
+def test_media_report_ablation_rows(tmp_path, monkeypatch):
+    """The report's ablation table: one row per cached run of mCPT's ablation, in order."""
+    sys.path.insert(0, str(SCRIPTS))
+    import media_experiment
+
+    assert all(name in media_experiment.SETTINGS for _, name in media_experiment.ABLATION)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+
+    def scores(micro):
+        return {"en": {"micro_f1": micro, "macro_f1": micro / 2, "per_frame_f1": {}, "n": 3}}
+
+    for name, dev, test in (("frozen-en", 0.7, 0.6), ("own-en", 0.8, 0.5)):
+        srsly.write_json(runs / f"{name}.json", {"setting": name, "model": str(tmp_path / "none"), "threshold_tuning": {},
+                                                  "scores": {"dev": scores(dev), "test": scores(test)}, "timings_s": {"training_total": 1.0}})
+    monkeypatch.setattr(media_experiment, "RUNS", runs)
+    monkeypatch.setattr(media_experiment, "ROOT", tmp_path)
+    media_experiment.report_cli(tmp_path / "report.json")
+    report = srsly.read_json(tmp_path / "report.json")
+    assert [row["setting"] for row in report["ablation"]] == ["own-en", "frozen-en"]
+    assert report["ablation"][0]["dev_micro_f1"] == 0.8 and report["ablation"][0]["test_macro_f1"] == 0.25
+    assert report["zero_shot"] == {} and report["baselines"] is None
