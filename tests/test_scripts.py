@@ -144,6 +144,10 @@ def test_discourse_experiment_settings_are_valid_overrides():
                 assert part in node, f"{name}: {key} is not in configs/discourse.cfg"
                 node = node[part]
     assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
+    # the ablations share one length; `packaged` keeps the config's (the main job's)
+    ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if k != "packaged"}
+    assert {s["training.max_steps"] for s in ablations.values()} == {600}
+    assert "training.max_steps" not in discourse_experiment.SETTINGS["packaged"]
 
 
 def test_benchmark_component_assembles_both_variants(trained_frames, trained_discourse, tmp_path):

@@ -25,13 +25,13 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..corpora.framenet import FrameInventory
-from ..corpora.readers import align_target, is_partial
+from ..corpora.readers import is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..frame_negatives import candidate_columns, contrastive_scores_loss
 from ..frame_scoring import make_frame_identifier_scorer  # noqa: F401  (registers the scorer)
-from ..lexicon import Lexicon, target_lexical_unit
+from ..frame_targets import TargetBatch, collect_targets, detection_examples, gold_targets
+from ..lexicon import Lexicon
 from ..losses import BinaryCrossEntropy, InfoNCE
-from ..ml.frame_inducer import span_token_indices
 from ..retrieval import FrameIndex
 from .base import SerializablePipe, default_tok2vec_config
 from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
@@ -160,19 +160,6 @@ def make_frame_identifier(
     )
 
 
-# What `predict` returns for each doc: the targets (spans + token indices + LU),
-# their vectors and detector probabilities.
-class TargetBatch:
-    def __init__(self, docs: List[Doc], spans: List[List[Span]], lexical_units: List[List[Optional[str]]], preset: List[bool]):
-        self.docs = docs
-        self.spans = spans
-        self.lexical_units = lexical_units
-        self.preset = preset
-
-    def token_indices(self, ops) -> List[List[Any]]:
-        return [[ops.asarray(span_token_indices(span), dtype="i") for span in spans] for spans in self.spans]
-
-
 class FrameIdentifier(SerializablePipe):
     """Label frame-evoking targets with FrameNet frames (see module docstring)."""
 
@@ -263,21 +250,7 @@ class FrameIdentifier(SerializablePipe):
     # -- targets ----------------------------------------------------------------------------
     def collect_targets(self, docs: Iterable[Doc]) -> TargetBatch:
         """Preset targets where the doc has them, else lexicon (+ out-of-lexicon) candidates."""
-        key = self.cfg["targets_key"]
-        docs = list(docs)
-        spans, lus, preset = [], [], []
-        for doc in docs:
-            if key in doc.spans:
-                doc_spans = [s for s in doc.spans[key] if len(s)]  # empty spans are no targets
-                spans.append(doc_spans)
-                lus.append([s._.lexical_unit or target_lexical_unit(s) for s in doc_spans])
-                preset.append(True)
-            else:
-                candidates = self.lexicon.candidates(doc, oov_pos=self.cfg["oov_pos"])
-                spans.append([span for span, _ in candidates])
-                lus.append([lu for _, lu in candidates])
-                preset.append(False)
-        return TargetBatch(docs, spans, lus, preset)
+        return collect_targets(docs, self.cfg["targets_key"], self.lexicon, self.cfg["oov_pos"])
 
     # -- prediction ---------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
@@ -361,48 +334,6 @@ class FrameIdentifier(SerializablePipe):
         self.index.build(names, self._encode_frames(names), residual)
 
     # -- training -------------------------------------------------------------------------
-    def _gold_targets(self, examples: Sequence[Example]) -> Tuple[List[List[Span]], List[List[str]], List[List[Optional[str]]]]:
-        """Gold target spans mapped onto each predicted doc (by characters), frames and LUs."""
-        key = self.cfg["targets_key"]
-        spans, frames, lus = [], [], []
-        for eg in examples:
-            doc_spans, doc_frames, doc_lus = [], [], []
-            if key in eg.reference.spans:
-                for ref in eg.reference.spans[key]:
-                    if ref.label_ not in self.inventory:
-                        raise ValueError(
-                            f"[{self.name}] training target '{ref.text}' has frame '{ref.label_}', which is not "
-                            "in the frame inventory. Add the frame (frames.json / add_frame) or drop the target."
-                        )
-                    span = align_target(ref, eg.predicted)
-                    if span is None:
-                        continue
-                    doc_spans.append(span)
-                    doc_frames.append(ref.label_)
-                    doc_lus.append(ref._.lexical_unit)
-            spans.append(doc_spans)
-            frames.append(doc_frames)
-            lus.append(doc_lus)
-        return spans, frames, lus
-
-    def _detection_examples(
-        self, docs: List[Doc], gold_spans: List[List[Span]], partial: List[bool]
-    ) -> Tuple[List[List[Span]], List[float]]:
-        """Gold targets (label 1) plus lexicon candidates that are not targets (label 0),
-        in docs with at least one gold target (FrameNet leaves many sentences
-        unannotated) whose annotation is exhaustive (exemplars annotate one LU only)."""
-        spans, labels = [], []
-        for doc, golds, is_partial_doc in zip(docs, gold_spans, partial):
-            gold_offsets = {(s.start, s.end) for s in golds}
-            extra = []
-            if golds and not is_partial_doc:
-                for span, _ in self.lexicon.candidates(doc, oov_pos=self.cfg["oov_pos"]):
-                    if (span.start, span.end) not in gold_offsets:
-                        extra.append(span)
-            spans.append(list(golds) + extra)
-            labels.extend([1.0] * len(golds) + [0.0] * len(extra))
-        return spans, labels
-
     def update(
         self,
         examples: Iterable[Example],
@@ -418,9 +349,9 @@ class FrameIdentifier(SerializablePipe):
         validate_examples(examples, "FrameIdentifier.update")
         self._require_inventory()
         docs = [eg.predicted for eg in examples]
-        gold_spans, gold_frames, gold_lus = self._gold_targets(examples)
+        gold_spans, gold_frames, gold_lus = gold_targets(examples, self.cfg["targets_key"], self.inventory, self.name)
         partial = [is_partial(eg.reference, self.cfg["targets_key"]) for eg in examples]
-        spans, det_labels = self._detection_examples(docs, gold_spans, partial)
+        spans, det_labels = detection_examples(docs, gold_spans, partial, self.lexicon, self.cfg["oov_pos"])
         n_gold = [len(g) for g in gold_spans]
         if not any(spans):
             skip_batch(self.model.get_ref("tok2vec"), docs)
@@ -443,8 +374,8 @@ class FrameIdentifier(SerializablePipe):
             gold_rows.extend(range(start, start + n))
             start += len(doc_spans)
         gold_rows = numpy.asarray(gold_rows, dtype="i")
-        gold_targets = targets[gold_rows]
-        loss, d_gold, d_frames = contrastive_scores_loss(self.model.ops, self.loss, gold_targets, frame_vecs, frames, columns, candidates)
+        gold_vectors = targets[gold_rows]
+        loss, d_gold, d_frames = contrastive_scores_loss(self.model.ops, self.loss, gold_vectors, frame_vecs, frames, columns, candidates)
         d_targets = self.model.ops.alloc2f(*targets.shape)
         if len(gold_rows):
             d_targets[gold_rows] = d_gold
