@@ -160,6 +160,7 @@ def tune_cli(
     tag: str = typer.Option("", "--tag", help="Name of the setting, e.g. lr1e-4"),
     dev_per_lu: int = typer.Option(10, "--dev-per-lu", help="Dev instances kept per LU (the proxy's sample)"),
     encoder: str = typer.Option("assets/encoders/all-MiniLM-L6-v2", "--encoder"),
+    force: bool = typer.Option(False, "--force", help="Re-run even if the setting's JSON exists"),
 ):
     # fmt: on
     """Score a setting on the dev fold only (the test fold is never read): train, embed
@@ -173,6 +174,9 @@ def tune_cli(
         raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
     name = system + (f"@{tag}" if tag else "")
     out_json = ROOT / "metrics" / "frame_inducer" / "tuning" / f"{name}_fold{fold}.json"
+    if out_json.exists() and not force:
+        typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
+        return
     overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
     start = time.time()
     model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1])
