@@ -16,9 +16,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 LOSSES = [
     {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
-    {"@losses": "spacy-frames.ContrastiveLoss.v1", "pos_margin": 0.0, "neg_margin": 0.5},
+    {"@losses": "spacy-frames.ContrastiveLoss.v1", "pos_margin": 0.0, "neg_margin": 1.0},
     {"@losses": "spacy-frames.SoftmaxLoss.v1"},
-    {"@losses": "spacy-frames.ArcFaceLoss.v1", "margin": 28.6, "scale": 64.0},
+    {"@losses": "spacy-frames.ArcFaceLoss.v1", "margin": 2.865, "scale": 64.0},
     {"@losses": "spacy-frames.AdaCosLoss.v1"},
 ]
 

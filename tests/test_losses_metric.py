@@ -295,10 +295,10 @@ def test_metric_losses_are_registered():
     triplet = registry.losses.get("spacy-frames.TripletLoss.v1")(margin=0.3)
     assert isinstance(triplet, TripletLoss) and triplet.margin == 0.3
     contrastive = registry.losses.get("spacy-frames.ContrastiveLoss.v1")()
-    assert isinstance(contrastive, ContrastiveLoss) and (contrastive.pos_margin, contrastive.neg_margin) == (0.0, 0.5)
+    assert isinstance(contrastive, ContrastiveLoss) and (contrastive.pos_margin, contrastive.neg_margin) == (0.0, 1.0)
     assert isinstance(registry.losses.get("spacy-frames.SoftmaxLoss.v1")(), SoftmaxLoss)
     arcface = registry.losses.get("spacy-frames.ArcFaceLoss.v1")()
-    assert isinstance(arcface, ArcFaceLoss) and (arcface.margin, arcface.scale) == (28.6, 64.0)
+    assert isinstance(arcface, ArcFaceLoss) and (arcface.margin, arcface.scale) == (2.865, 64.0)
     adacos = registry.losses.get("spacy-frames.AdaCosLoss.v1")()
     assert isinstance(adacos, AdaCosLoss) and adacos.scale is None and adacos.update_scale
     for loss in (triplet, contrastive):

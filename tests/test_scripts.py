@@ -189,3 +189,37 @@ def test_media_report_ablation_rows(tmp_path, monkeypatch):
     assert [row["setting"] for row in report["ablation"]] == ["own-en", "frozen-en"]
     assert report["ablation"][0]["dev_micro_f1"] == 0.8 and report["ablation"][0]["test_macro_f1"] == 0.25
     assert report["zero_shot"] == {} and report["baselines"] is None
+
+
+def test_frame_induction_experiment_losses_and_cached_steps(tmp_path, monkeypatch):
+    """Every system's loss builds from the registry, and a step or a tuning setting whose
+    JSON exists is skipped without training (the workflow resumes across sessions)."""
+    from spacy.util import registry
+    from typer.testing import CliRunner
+
+    sys.path.insert(0, str(SCRIPTS))
+    import frame_induction_experiment as fie
+
+    for name, loss in fie.SYSTEMS.items():
+        if loss is not None:
+            params = {k: v for k, v in loss.items() if k != "@losses"}
+            assert registry.losses.get(loss["@losses"])(**params) is not None, name
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a cached step must not train")
+
+    monkeypatch.setattr(fie, "train_system", no_training)
+    monkeypatch.setattr(fie, "ROOT", tmp_path)
+    monkeypatch.setattr(fie, "RUNS", tmp_path / "runs")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "triplet_fold1.json").write_text("{}")
+    tuning = tmp_path / "metrics" / "frame_inducer" / "tuning"
+    tuning.mkdir(parents=True)
+    (tuning / "arcface@m1_fold0.json").write_text("{}")
+    runner = CliRunner()
+    result = runner.invoke(fie.app, ["run", "triplet", "--fold", "1"])
+    assert result.exit_code == 0 and "skipped" in result.output
+    result = runner.invoke(fie.app, ["tune", "arcface", "--tag", "m1"])
+    assert result.exit_code == 0 and "skipped" in result.output
+    result = runner.invoke(fie.app, ["tune", "nonsense"])
+    assert result.exit_code != 0

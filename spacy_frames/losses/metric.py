@@ -69,7 +69,7 @@ class ContrastiveLoss(ComputedLoss):
 
     needs_class_weights = False
 
-    def __init__(self, pos_margin: float = 0.0, neg_margin: float = 0.5):
+    def __init__(self, pos_margin: float = 0.0, neg_margin: float = 1.0):
         self.pos_margin = pos_margin
         self.neg_margin = neg_margin
 
@@ -146,7 +146,7 @@ class ArcFaceLoss(ComputedLoss):
 
     needs_class_weights = True
 
-    def __init__(self, margin: float = 28.6, scale: float = 64.0):
+    def __init__(self, margin: float = 2.865, scale: float = 64.0):
         self.margin = margin
         self.scale = scale
 
@@ -258,7 +258,7 @@ def configure_triplet_loss(margin: float = 0.2) -> TripletLoss:
 
 
 @registry.losses("spacy-frames.ContrastiveLoss.v1")
-def configure_contrastive_loss(pos_margin: float = 0.0, neg_margin: float = 0.5) -> ContrastiveLoss:
+def configure_contrastive_loss(pos_margin: float = 0.0, neg_margin: float = 1.0) -> ContrastiveLoss:
     """Contrastive pair loss on embeddings and labels (pytorch-metric-learning's)."""
     return ContrastiveLoss(pos_margin=pos_margin, neg_margin=neg_margin)
 
@@ -270,7 +270,7 @@ def configure_softmax_loss() -> SoftmaxLoss:
 
 
 @registry.losses("spacy-frames.ArcFaceLoss.v1")
-def configure_arcface_loss(margin: float = 28.6, scale: float = 64.0) -> ArcFaceLoss:
+def configure_arcface_loss(margin: float = 2.865, scale: float = 64.0) -> ArcFaceLoss:
     """ArcFace: cosine logits with an additive angular margin (degrees) on the gold class."""
     return ArcFaceLoss(margin=margin, scale=scale)
 
