@@ -67,6 +67,7 @@ def run_cli(
     override: List[str] = typer.Option([], "--override", help="Extra `spacy train` override, e.g. training.max_steps=300"),
     tag: str = typer.Option("", "--tag", help="Suffix of the run name for a setting tried on dev"),
     force: bool = typer.Option(False, "--force"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and scoring (-1: CPU)"),
 ):
     # fmt: on
     """Train one (setting, seed) and score it; skipped when its JSON exists."""
@@ -92,15 +93,18 @@ def run_cli(
         cmd = [sys.executable, str(ROOT / "scripts" / "timed.py"), str(out / "timing.json"), "--",
                sys.executable, "-m", "spacy", "train", str(ROOT / VARIANTS[variant]), "--output", str(out),
                "--paths.train", json.dumps(train), "--system.seed", str(seed), *overrides_for(SETTINGS[setting]),
-               *[part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]]
+               *[part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])],
+               "--gpu-id", str(gpu_id)]
         subprocess.run(cmd, check=True)
     trained = time.time()
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
     nlp = spacy.load(model)
     result = {"setting": setting, "variant": variant, "train": train_sets, "seed": seed, "overrides": SETTINGS[setting], "extra_overrides": override}
     for key, filename in EVAL_SETS.items():
         scores, _, _ = evaluate_corpus(nlp, CORPUS / filename)
         result[key] = scores
-    result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1)}
+    result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1), "device": "gpu" if gpu_id >= 0 else "cpu"}
     if (out / "timing.json").exists():
         result["timing"]["train_timing"] = srsly.read_json(out / "timing.json")
     write_json(out_json, result)
@@ -120,7 +124,36 @@ def grid_cli(
     that exist are skipped, so the grid resumes where it stopped."""
     for seed in [int(s) for s in seeds.split(",")]:
         for setting in settings.split(","):
-            run_cli(setting, seed=seed, variant=variant, train_sets=train_sets, override=[], tag="", force=False)
+            run_cli(setting, seed=seed, variant=variant, train_sets=train_sets, override=[], tag="", force=False, gpu_id=-1)
+
+
+@app.command("dev-compare")
+def dev_compare_cli(
+    names: List[str] = typer.Argument(..., help="Trained run names, e.g. full full+discogem (models under training/discourse/)"),
+    seed: int = typer.Option(0, "--seed", help="Seed whose models exist"),
+    output: Path = typer.Option(ROOT / "metrics" / "discourse_sense" / "dev_compare.json", "--output"),
+):
+    """Dev-only choices on trained models: each with joint and top-down decoding, on GDTB
+    dev and DiscoGeM dev (the second genre's dev set; test sets are never read). Merges
+    into metrics/discourse_sense/dev_compare.json."""
+    import spacy
+
+    from spacy_frames.discourse_eval import evaluate_corpus
+    from spacy_frames.pipeline.discourse_sense import DECODINGS
+
+    out = srsly.read_json(output) if output.exists() else {}
+    for name in names:
+        model = WORK / name / f"seed{seed}" / "model-best"
+        if not model.exists():
+            raise typer.BadParameter(f"no model at {model}: run `run` for it first")
+        for decoding in DECODINGS:
+            nlp = spacy.load(model, config={"components": {"discourse_sense": {"decoding": decoding}}})
+            for dev_set in ("gdtb_dev", "discogem_dev"):
+                scores, _, _ = evaluate_corpus(nlp, CORPUS / f"{dev_set}.spacy")
+                key = f"{name}_seed{seed}/{decoding}/{dev_set}"
+                out[key] = {lvl: {m: scores[lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")}
+                typer.echo(f"{key}: {out[key]}")
+    write_json(output, out)
 
 
 @app.command("report")

@@ -43,7 +43,7 @@ VARIANTS = {
 }
 SYSTEMS: Dict[str, Optional[dict]] = {
     "vanilla": None,
-    "triplet": {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
+    "triplet": {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.1},
     "contrastive": {"@losses": "spacy-frames.ContrastiveLoss.v1", "pos_margin": 0.0, "neg_margin": 1.0},
     "softmax": {"@losses": "spacy-frames.SoftmaxLoss.v1"},
     "arcface": {"@losses": "spacy-frames.ArcFaceLoss.v1", "margin": 2.865, "scale": 64.0},
@@ -62,7 +62,15 @@ def fold_path(k: int) -> Path:
     return CORPUS / f"fold{k}.spacy"
 
 
-def train_system(system: str, name: str, fold: int, config: Path, overrides: List[str], encoder: str, transformer: str) -> Path:
+def use_gpu(gpu_id: int) -> None:
+    """Embed on the GPU (training gets `--gpu-id`); -1 keeps everything on the CPU."""
+    if gpu_id >= 0:
+        import spacy
+
+        spacy.require_gpu(gpu_id)
+
+
+def train_system(system: str, name: str, fold: int, config: Path, overrides: List[str], encoder: str, transformer: str, gpu_id: int = -1) -> Path:
     """Train (or, for vanilla, assemble) the rotation's pipeline; returns its path."""
     import spacy
 
@@ -86,7 +94,8 @@ def train_system(system: str, name: str, fold: int, config: Path, overrides: Lis
                "--training.optimizer.learn_rate.total_steps", "1"]
     else:
         cmd = [sys.executable, str(ROOT / "scripts" / "timed.py"), str(out / "timing.json"), "--",
-               sys.executable, "-m", "spacy", "train", str(out / "config.cfg"), "--output", str(out), *paths, *overrides]
+               sys.executable, "-m", "spacy", "train", str(out / "config.cfg"), "--output", str(out), *paths, *overrides,
+               "--gpu-id", str(gpu_id)]
     subprocess.run(cmd, check=True)
     return model
 
@@ -115,6 +124,7 @@ def run_cli(
     force: bool = typer.Option(False, "--force", help="Re-run even if the step's JSON exists"),
     override: List[str] = typer.Option([], "--override", help="Extra `spacy train` override, e.g. training.max_steps=300"),
     tag: str = typer.Option("", "--tag", help="Suffix of the run name for a setting swept on dev, e.g. m0.5"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and embedding (-1: CPU)"),
 ):
     # fmt: on
     """One (system, fold) step of the table; skipped when its JSON exists."""
@@ -132,8 +142,9 @@ def run_cli(
         return
     start = time.time()
     overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
-    model = train_system(system, name, fold, ROOT / config, overrides, encoder, transformer)
+    model = train_system(system, name, fold, ROOT / config, overrides, encoder, transformer, gpu_id)
     trained = time.time()
+    use_gpu(gpu_id)
     rotation = fold_rotation(fold)
     cache = WORK / name / f"fold{fold}"
     # the untrained encoder is the same in every rotation: its embeddings of a fold are shared
@@ -147,6 +158,7 @@ def run_cli(
     timing_file = cache / "timing.json"
     if timing_file.exists():
         timing["train_timing"] = srsly.read_json(timing_file)
+    timing["device"] = "gpu" if gpu_id >= 0 else "cpu"
     result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override})
     RUNS.mkdir(parents=True, exist_ok=True)
     write_json(out_json, result)

@@ -209,3 +209,32 @@ def test_augmented_copies_weigh_less_in_the_cross_entropy(tiny_bert, toy_discour
     assert loss == pytest.approx(expected, rel=1e-5)
     row_norms = numpy.abs(d_logits[1]).sum(axis=1)
     assert row_norms[2] == pytest.approx(0.1 * row_norms[0], rel=1e-4)
+
+
+@pytest.mark.parametrize("decoding,sense,score", [
+    # joint: p(path) ∝ p(l1) * p(l2): Cause .6 * .1 = .06, Conjunction and Level-of-detail .4 * .45 = .18 each
+    ("joint", "Expansion.Conjunction", 0.18 / 0.42),
+    # top-down: Contingency (.6) decides; Cause is its only path below: .6 * 1
+    ("top-down", "Contingency.Cause", 0.6),
+])
+def test_decoding_joint_and_top_down_by_hand(decoding, sense, score):
+    component = spacy.blank("en").add_pipe("discourse_sense", config={"decoding": decoding, "head_weights": [1.0, 1.0, 0.0]})
+    for label in ("Contingency.Cause.Result", "Expansion.Conjunction", "Expansion.Level-of-detail.Arg2-as-detail"):
+        component.add_label(label)
+    assert component.tables["level1"] == ["Contingency", "Expansion"]
+    assert component.tables["level2"] == ["Contingency.Cause", "Expansion.Conjunction", "Expansion.Level-of-detail"]
+    l1 = numpy.log([[0.6, 0.4]])
+    l2 = numpy.log([[0.1, 0.45, 0.45]])
+    senses, scores = component.decode([l1, l2, numpy.zeros((1, 3))])
+    assert component.hierarchy.l2(senses[0]) == sense
+    assert scores[0] == pytest.approx(score)
+
+
+def test_decoding_is_a_load_time_setting(trained_discourse):
+    nlp = spacy.load(trained_discourse, config={"components": {"discourse_sense": {"decoding": "top-down"}}})
+    assert nlp.get_pipe("discourse_sense").decoding == "top-down"
+    assert "decoding" not in nlp.get_pipe("discourse_sense").cfg
+    doc = nlp(TEXT)
+    assert len(doc._.discourse_relations) == 2
+    with pytest.raises(ValueError, match="decoding must be one of"):
+        spacy.blank("en").add_pipe("discourse_sense", config={"decoding": "greedy"})

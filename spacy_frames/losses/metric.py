@@ -33,7 +33,7 @@ class TripletLoss(ComputedLoss):
 
     needs_class_weights = False
 
-    def __init__(self, margin: float = 0.2):
+    def __init__(self, margin: float = 0.1):
         self.margin = margin
 
     def _compute(self, guesses: Floats2d, truths: Ints1d) -> Tuple[Floats2d, float]:

@@ -5,8 +5,10 @@ Relational Senses by Exploiting the Hierarchy of Sense Relations". A pair of
 arguments is encoded by the shared transformer (through a listener; ml/discourse_sense.py)
 and classified by heads for level-1 senses, level-2 senses and the finest senses; the
 loss adds to their cross-entropies a supervised contrastive loss whose negatives are
-the sister senses (losses/discourse.py). Predictions are decoded jointly over the
-hierarchy, so a level-2 sense never sits under the wrong level-1 sense.
+the sister senses (losses/discourse.py). Predictions follow the hierarchy, so a level-2
+sense never sits under the wrong level-1 sense: decoded jointly over its paths (the sum
+of the heads' log-probabilities), or top-down (the level-1 head decides, the finer heads
+choose below it).
 
 Input: a Doc whose `doc.spans["discourse_args"]` holds exactly two spans [Arg1, Arg2]:
 that pair is classified. Otherwise every pair of adjacent sentences is (sentences from
@@ -43,6 +45,7 @@ hidden_width = 0
 dropout = 0.1
 """ + default_tok2vec_config(96)
 DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
+DECODINGS = ("joint", "top-down")
 
 
 @Language.factory(
@@ -56,6 +59,7 @@ DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
         "augmented_weight": 0.1,
         "contrastive": {"@losses": "spacy-frames.HierarchicalContrastiveLoss.v1"},
         "max_pairs_per_batch": 256,
+        "decoding": "joint",
         "scorer": {"@scorers": "spacy-frames.discourse_sense_scorer.v1"},
     },
     default_score_weights={"disc_l2_acc": 0.5, "disc_l2_macro_f1": 0.5, "disc_l1_acc": 0.0, "disc_l1_macro_f1": 0.0},
@@ -71,6 +75,7 @@ def make_discourse_sense(
     augmented_weight: float,
     contrastive: Callable,
     max_pairs_per_batch: int,
+    decoding: str,
     scorer: Optional[Callable],
 ) -> "DiscourseSense":
     """Create a discourse_sense component.
@@ -86,11 +91,16 @@ def make_discourse_sense(
     contrastive (Callable): the contrastive loss (spacy-frames.HierarchicalContrastiveLoss.v1).
     max_pairs_per_batch (int): pairs classified per model call (whole docs: a longer
         doc goes alone).
+    decoding (str): "joint" (best hierarchy path by the summed log-probabilities of
+        the trained heads) or "top-down" (the level-1 head's sense, then the best path
+        below it). A prediction-time choice: not saved with the weights, so it can be
+        changed at load time (spacy.load(..., config=...)).
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
         nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
-        augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch, scorer=scorer,
+        augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch,
+        decoding=decoding, scorer=scorer,
     )
 
 
@@ -109,12 +119,15 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         augmented_weight: float = 0.1,
         contrastive: Optional[Callable] = None,
         max_pairs_per_batch: int = 256,
+        decoding: str = "joint",
         scorer: Optional[Callable] = None,
     ) -> None:
         if len(head_weights) != len(HEADS) or any(w < 0 for w in head_weights) or not any(head_weights):
             raise ValueError(f"[{name}] head_weights: three weights >= 0 (level 1, level 2, finest), not all 0; got {list(head_weights)}")
         if contrastive_weight < 0:
             raise ValueError(f"[{name}] contrastive_weight must be >= 0, got {contrastive_weight}")
+        if decoding not in DECODINGS:
+            raise ValueError(f"[{name}] decoding must be one of {DECODINGS}, got {decoding!r}")
         install_extensions()
         self.vocab = vocab
         self.model = model
@@ -127,6 +140,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             "max_pairs_per_batch": int(max_pairs_per_batch),
             "labels": [],
         }
+        self.decoding = decoding  # not in cfg: a prediction-time setting, taken from the config
         self.contrastive = contrastive if contrastive is not None else HierarchicalContrastiveLoss()
         self.scorer = scorer
         self.hierarchy = SenseHierarchy()
@@ -213,22 +227,33 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         return results
 
     def decode(self, logits: List[Any]) -> Tuple[List[str], List[float]]:
-        """The finest sense of each row by the summed log-probabilities of the trained
-        heads over the hierarchy's paths, and its probability among those paths."""
+        """The finest sense of each row and its probability, over the hierarchy's paths:
+        jointly (the summed log-probabilities of the trained heads) or top-down (the
+        level-1 head's best sense, then the best path below it by the finer heads, the
+        score being p(level 1) * p(path | level 1))."""
         tables = self.tables
         rows = tables["rows"]
-        total = None
+        per_head = {}
         for h, (head, weight) in enumerate(zip(HEADS, self.cfg["head_weights"])):
             if weight <= 0:
                 continue
             scores = self.model.ops.to_numpy(logits[h]).astype("float64")
             log_probs = scores - scores.max(axis=1, keepdims=True)
             log_probs -= numpy.log(numpy.exp(log_probs).sum(axis=1, keepdims=True))
-            path_scores = log_probs[:, rows[:, h]]
-            total = path_scores if total is None else total + path_scores
-        best = total.argmax(axis=1)
-        shifted = numpy.exp(total - total.max(axis=1, keepdims=True))
-        probs = shifted[numpy.arange(len(best)), best] / shifted.sum(axis=1)
+            per_head[h] = log_probs
+        total = sum(log_probs[:, rows[:, h]] for h, log_probs in per_head.items())
+        if self.decoding == "top-down" and 0 in per_head:
+            level1 = per_head[0].argmax(axis=1)
+            below = total - per_head[0][:, rows[:, 0]]  # the finer heads' share (0 without them)
+            below = numpy.where(rows[None, :, 0] == level1[:, None], below, -numpy.inf)
+            best = below.argmax(axis=1)
+            shifted = numpy.exp(below - below.max(axis=1, keepdims=True))
+            within = shifted[numpy.arange(len(best)), best] / shifted.sum(axis=1)
+            probs = numpy.exp(per_head[0][numpy.arange(len(best)), level1]) * within
+        else:
+            best = total.argmax(axis=1)
+            shifted = numpy.exp(total - total.max(axis=1, keepdims=True))
+            probs = shifted[numpy.arange(len(best)), best] / shifted.sum(axis=1)
         return [tables["leaf"][i] for i in best], [float(p) for p in probs]
 
     def relation(self, arg1: Span, arg2: Span, sense: str, score: float) -> Dict[str, Any]:
