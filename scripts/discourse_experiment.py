@@ -26,7 +26,7 @@ WORK = ROOT / "training" / "discourse"
 CORPUS = ROOT / "corpus" / "discourse"
 
 # the ablations train 600 steps (dev scored every 200); the configs' own length is the
-# main job's (configs/discourse.cfg: 450, to stay within its 15-minute budget)
+# main job's (configs/discourse.cfg: 360, to stay within its 15-minute budget)
 ABLATION_STEPS = {"training.max_steps": 600, "training.eval_frequency": 200}
 FULL_METHOD = {"components.discourse_sense.head_weights": [1.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 1.0, "corpora.train.augment": True}
 FULL = {**FULL_METHOD, **ABLATION_STEPS}
@@ -145,7 +145,7 @@ def dev_compare_cli(
     for name in names:
         model = WORK / name / f"seed{seed}" / "model-best"
         if not model.exists():
-            raise typer.BadParameter(f"no model at {model}: run `run` for it first")
+            raise typer.BadParameter(f"no model at {model}: train it with `run` (add --force when its run JSON is already cached)")
         for decoding in DECODINGS:
             nlp = spacy.load(model, config={"components": {"discourse_sense": {"decoding": decoding}}})
             for dev_set in ("gdtb_dev", "discogem_dev"):
