@@ -52,6 +52,23 @@ def load_asset_specs(project_yml: PathLike) -> List[Dict]:
     return assets
 
 
+def project_mirror(project_yml: PathLike) -> Optional[Path]:
+    """The project's `vars.assets_mirror`, resolved against the project directory,
+    when that directory exists; else None (fetch from upstream).
+
+    What `python -m spacy_frames fetch-assets` uses when no --mirror is given, so the
+    CLI and `spacy project run assets` read the same offline mirror.
+    """
+    path = Path(project_yml)
+    if not path.is_file():
+        raise AssetError(f"No project file at '{path}': run this from the repository root.")
+    name = (srsly.read_yaml(path).get("vars") or {}).get("assets_mirror") or ""
+    if not name:
+        return None
+    mirror = (path.resolve().parent / name).resolve()  # an absolute name stays as it is
+    return mirror if mirror.is_dir() else None
+
+
 def select_assets(assets: List[Dict], only: Iterable[str] = (), extra: bool = False) -> List[Dict]:
     """Assets whose dest contains one of `only` (all when empty); `extra` ones on request."""
     only = list(only)
@@ -143,7 +160,8 @@ def _stage(asset: Dict, staged: Path, mirror_dir: Optional[Path], tmp: Path) -> 
     except OSError as err:
         raise AssetError(
             f"{asset['dest']}: download from {url} failed ({err}). Without internet, use the "
-            "offline mirror: `--vars.assets_mirror ../shared/assets`."
+            "offline mirror: `fetch-assets --mirror ../shared/assets`, or "
+            "`spacy project run assets --vars.assets_mirror ../shared/assets`."
         ) from None
     return url
 

@@ -84,3 +84,19 @@ def test_project_yml_assets_are_well_formed():
         assert asset.get("url", "").startswith("https://"), asset["dest"]
         assert len(asset.get("checksum", "")) == 32, asset["dest"]
         assert asset.get("mirror") or asset.get("pip"), asset["dest"]
+
+
+def test_cli_defaults_to_the_project_mirror(project, tmp_path):
+    root, mirror = project
+    srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../mirror"}})
+    runner = CliRunner()
+    ok = runner.invoke(app, ["fetch-assets", str(root / "project.yml"), "--only", "file.txt"])
+    assert ok.exit_code == 0, ok.output
+    assert f"Mirror: {mirror.resolve()}" in ok.output
+    assert (root / "assets" / "file.txt").read_text() == "hello"
+    # a mirror that is not there falls back to upstream (here unreachable: a clear error, nothing written)
+    srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../gone"}})
+    (root / "assets" / "file.txt").unlink()
+    from spacy_frames.assets import project_mirror
+
+    assert project_mirror(root / "project.yml") is None
