@@ -41,11 +41,15 @@ def checksum(path: PathLike) -> str:
     return get_checksum(Path(path))
 
 
-def load_asset_specs(project_yml: PathLike) -> List[Dict]:
-    path = Path(project_yml)
+def _read_project(path: Path) -> Dict:
     if not path.is_file():
         raise AssetError(f"No project file at '{path}': run this from the repository root.")
-    assets = srsly.read_yaml(path).get("assets") or []
+    return srsly.read_yaml(path)
+
+
+def load_asset_specs(project_yml: PathLike) -> List[Dict]:
+    path = Path(project_yml)
+    assets = _read_project(path).get("assets") or []
     for asset in assets:
         if "dest" not in asset:
             raise AssetError(f"Asset without 'dest' in {path}: {asset}")
@@ -60,9 +64,7 @@ def project_mirror(project_yml: PathLike) -> Optional[Path]:
     CLI and `spacy project run assets` read the same offline mirror.
     """
     path = Path(project_yml)
-    if not path.is_file():
-        raise AssetError(f"No project file at '{path}': run this from the repository root.")
-    name = (srsly.read_yaml(path).get("vars") or {}).get("assets_mirror") or ""
+    name = (_read_project(path).get("vars") or {}).get("assets_mirror") or ""
     if not name:
         return None
     mirror = (path.resolve().parent / name).resolve()  # an absolute name stays as it is

@@ -2,7 +2,7 @@ import srsly
 import pytest
 from typer.testing import CliRunner
 
-from spacy_frames.assets import AssetError, checksum, fetch_assets
+from spacy_frames.assets import AssetError, checksum, fetch_assets, project_mirror
 from spacy_frames.cli import app
 
 
@@ -94,9 +94,10 @@ def test_cli_defaults_to_the_project_mirror(project, tmp_path):
     assert ok.exit_code == 0, ok.output
     assert f"Mirror: {mirror.resolve()}" in ok.output
     assert (root / "assets" / "file.txt").read_text() == "hello"
-    # a mirror that is not there falls back to upstream (here unreachable: a clear error, nothing written)
+    # a mirror directory that is not there means upstream (None), as an unset one does
     srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../gone"}})
-    (root / "assets" / "file.txt").unlink()
-    from spacy_frames.assets import project_mirror
-
     assert project_mirror(root / "project.yml") is None
+    srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {}})
+    assert project_mirror(root / "project.yml") is None
+    with pytest.raises(AssetError, match="No project file"):
+        project_mirror(tmp_path / "missing.yml")
