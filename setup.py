@@ -68,6 +68,7 @@ setup(
         ],
         "spacy_batchers": [
             "spacy-frames.contrast_batcher.v1 = spacy_frames.corpora.batching:create_contrast_batcher",
+            "spacy-frames.relation_batcher.v1 = spacy_frames.corpora.batching:create_relation_batcher",
         ],
         "spacy_readers": [
             "spacy-frames.FrameNetCorpus.v1 = spacy_frames.corpora.readers:create_framenet_reader",

@@ -28,7 +28,7 @@ CORPUS = ROOT / "corpus" / "discourse"
 # the ablations train 600 steps (dev scored every 200); the configs' own length is the
 # main job's (configs/discourse.cfg: 360, to stay within its 15-minute budget)
 ABLATION_STEPS = {"training.max_steps": 600, "training.eval_frequency": 200}
-FULL_METHOD = {"components.discourse_sense.head_weights": [1.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 1.0, "corpora.train.augment": True}
+FULL_METHOD = {"components.discourse_sense.head_weights": [1.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 2.0, "corpora.train.augment": True}
 FULL = {**FULL_METHOD, **ABLATION_STEPS}
 # the paper's ablation ladder (Table 4) and negative sets (Figure 5); `packaged` is what
 # the main job trains: the full method plus the finest-sense head that en_frames_trf
@@ -41,6 +41,10 @@ SETTINGS: Dict[str, dict] = {
     "neg-all": {**FULL, "components.discourse_sense.contrastive.negatives": "all"},
     "neg-other-level1": {**FULL, "components.discourse_sense.contrastive.negatives": "other-level1"},
     "packaged": {**FULL_METHOD, "components.discourse_sense.head_weights": [1.0, 1.0, 1.0]},
+    # the main job's alternative at the same compute: multi-task CE with the finest-sense
+    # head and no copies, so twice the epochs (4) in the steps of the full method's 2
+    "packaged-ce": {"components.discourse_sense.head_weights": [1.0, 1.0, 1.0], "components.discourse_sense.contrastive_weight": 0.0,
+                    "corpora.train.augment": False, "training.max_steps": 420, "training.optimizer.learn_rate.warmup_steps": 42},
 }
 VARIANTS = {"own": "configs/discourse.cfg", "head": "configs/discourse_head.cfg"}
 EVAL_SETS = {"gdtb_dev": "gdtb_dev.spacy", "gdtb_test": "gdtb_test.spacy", "discogem_test": "discogem_test.spacy"}
@@ -68,6 +72,7 @@ def run_cli(
     tag: str = typer.Option("", "--tag", help="Suffix of the run name for a setting tried on dev"),
     force: bool = typer.Option(False, "--force"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and scoring (-1: CPU)"),
+    epochs: int = typer.Option(0, "--epochs", help="Train N epochs over the original relations (dev scored every epoch, warm-up 10 %, best epoch kept); 0: the setting's steps. Adds @e<N> to the run name"),
 ):
     # fmt: on
     """Train one (setting, seed) and score it; skipped when its JSON exists."""
@@ -79,12 +84,18 @@ def run_cli(
         raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
     if variant not in VARIANTS or train_sets not in ("gdtb", "gdtb+discogem"):
         raise typer.BadParameter("variant: own|head; --train: gdtb|gdtb+discogem")
+    tag = "@".join(t for t in (f"e{epochs}" if epochs else "", tag) if t)
     name = setting + ("-head" if variant == "head" else "") + ("+discogem" if train_sets != "gdtb" else "") + (f"@{tag}" if tag else "")
     out_json = RUNS / f"{name}_seed{seed}.json"
     if out_json.exists() and not force:
         typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
         return
     train = [str(CORPUS / "gdtb_train.spacy")] + ([str(CORPUS / "discogem_train.spacy")] if train_sets != "gdtb" else [])
+    overrides = {**SETTINGS[setting], "paths.train": train, "system.seed": seed}
+    if epochs:
+        overrides.update(epoch_overrides(VARIANTS[variant], overrides, epochs))
+    composition = batch_composition(VARIANTS[variant], overrides)
+    typer.echo(f"batches of one epoch: {composition}")
     out = WORK / name / f"seed{seed}"
     model = out / "model-best"
     start = time.time()
@@ -92,7 +103,7 @@ def run_cli(
         out.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, str(ROOT / "scripts" / "timed.py"), str(out / "timing.json"), "--",
                sys.executable, "-m", "spacy", "train", str(ROOT / VARIANTS[variant]), "--output", str(out),
-               "--paths.train", json.dumps(train), "--system.seed", str(seed), *overrides_for(SETTINGS[setting]),
+               *overrides_for(overrides),
                *[part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])],
                "--gpu-id", str(gpu_id)]
         subprocess.run(cmd, check=True)
@@ -100,15 +111,72 @@ def run_cli(
     if gpu_id >= 0:
         spacy.require_gpu(gpu_id)
     nlp = spacy.load(model)
-    result = {"setting": setting, "variant": variant, "train": train_sets, "seed": seed, "overrides": SETTINGS[setting], "extra_overrides": override}
+    result = {"setting": setting, "variant": variant, "train": train_sets, "seed": seed, "epochs": epochs or None,
+              "overrides": {k: v for k, v in overrides.items() if k not in ("paths.train", "system.seed")},
+              "extra_overrides": override, "batch_composition": composition}
+    result["predictions"] = {}
     for key, filename in EVAL_SETS.items():
-        scores, _, _ = evaluate_corpus(nlp, CORPUS / filename)
+        scores, predicted, _ = evaluate_corpus(nlp, CORPUS / filename)
         result[key] = scores
+        result["predictions"][key] = predicted
     result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1), "device": "gpu" if gpu_id >= 0 else "cpu"}
     if (out / "timing.json").exists():
         result["timing"]["train_timing"] = srsly.read_json(out / "timing.json")
     write_json(out_json, result)
     typer.echo(json.dumps({k: {lvl: {m: result[k][lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")} for k in EVAL_SETS}, indent=1))
+
+
+def load_run_config(config_path: str, overrides: Dict[str, object]):
+    from spacy.util import load_config
+
+    return load_config(ROOT / config_path, overrides={"paths.encoder": "assets/encoders/all-MiniLM-L6-v2", **overrides}, interpolate=True)
+
+
+def train_corpus_batches(config_path: str, overrides: Dict[str, object]):
+    """One epoch of training batches as `spacy train` builds them (examples shuffled
+    with the training seed, then the configured batcher), without the transformer."""
+    import random
+
+    import spacy
+    from spacy.util import registry
+
+    config = load_run_config(config_path, overrides)
+    nlp = spacy.blank(config["nlp"]["lang"])
+    corpus = registry.resolve({"train": config["corpora"]["train"]})["train"]
+    batcher = registry.resolve({"batcher": config["training"]["batcher"]})["batcher"]
+    examples = list(corpus(nlp))
+    random.Random(config["training"]["seed"]).shuffle(examples)
+    return list(batcher(examples))
+
+
+def epoch_overrides(config_path: str, overrides: Dict[str, object], epochs: int) -> Dict[str, object]:
+    """Steps for `epochs` passes over the training relations, dev scored every epoch,
+    warm-up 10 % of the steps (the authors' schedule)."""
+    per_epoch = len(train_corpus_batches(config_path, overrides))
+    steps = per_epoch * epochs
+    return {"training.max_steps": steps, "training.eval_frequency": per_epoch,
+            "training.optimizer.learn_rate.warmup_steps": max(1, steps // 10)}
+
+
+def batch_composition(config_path: str, overrides: Dict[str, object]) -> Dict[str, object]:
+    """What one epoch's batches give the contrastive loss (positives per anchor, copies
+    beside their originals): written into every run's JSON."""
+    from spacy_frames.corpora.batching import relation_batch_stats
+
+    return relation_batch_stats(train_corpus_batches(config_path, overrides))
+
+
+# fmt: off
+@app.command("batch-stats")
+def batch_stats_cli(
+    setting: str = typer.Argument("full", help=f"One of {list(SETTINGS)}"),
+    variant: str = typer.Option("own", "--variant"),
+    override: List[str] = typer.Option([], "--override", help="e.g. training.batcher.size=64"),
+):
+    # fmt: on
+    """Batch composition of one epoch of a setting (no training)."""
+    extra = {item.split("=", 1)[0]: json.loads(item.split("=", 1)[1]) for item in override}
+    typer.echo(json.dumps(batch_composition(VARIANTS[variant], {**SETTINGS[setting], **extra}), indent=1))
 
 
 # fmt: off
@@ -118,13 +186,14 @@ def grid_cli(
     seeds: str = typer.Option("0,1,2", "--seeds", help="Comma-separated seeds"),
     variant: str = typer.Option("own", "--variant"),
     train_sets: str = typer.Option("gdtb", "--train"),
+    epochs: int = typer.Option(0, "--epochs", help="As for `run`"),
 ):
     # fmt: on
     """Every (setting, seed) in turn, seed-major (one seed of every setting first); runs
     that exist are skipped, so the grid resumes where it stopped."""
     for seed in [int(s) for s in seeds.split(",")]:
         for setting in settings.split(","):
-            run_cli(setting, seed=seed, variant=variant, train_sets=train_sets, override=[], tag="", force=False, gpu_id=-1)
+            run_cli(setting, seed=seed, variant=variant, train_sets=train_sets, override=[], tag="", force=False, gpu_id=-1, epochs=epochs)
 
 
 @app.command("dev-compare")
@@ -154,6 +223,55 @@ def dev_compare_cli(
                 out[key] = {lvl: {m: scores[lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")}
                 typer.echo(f"{key}: {out[key]}")
     write_json(output, out)
+
+
+# fmt: off
+@app.command("compare")
+def compare_cli(
+    name_a: str = typer.Argument(..., help="Run name of system A, e.g. full@e5"),
+    name_b: str = typer.Argument(..., help="Run name of system B, e.g. ce-multitask@e5"),
+    seeds: str = typer.Option("0,1,2,3,4", "--seeds"),
+    eval_set: str = typer.Option("gdtb_test", "--set", help=f"One of {list(EVAL_SETS)}"),
+    resamples: int = typer.Option(1000, "--resamples"),
+):
+    # fmt: on
+    """Paired bootstrap over the relations of one set: A minus B (each averaged over its
+    seeds), 95 % interval; writes metrics/discourse_sense/compare/<A>_vs_<B>_<set>.json.
+    Runs without stored predictions are predicted again from their saved model."""
+    import spacy
+
+    from spacy_frames.discourse_eval import evaluate_corpus, paired_bootstrap
+
+    def predictions(name: str) -> List[List[str]]:
+        runs = []
+        for seed in [int(x) for x in seeds.split(",")]:
+            path = RUNS / f"{name}_seed{seed}.json"
+            if not path.exists():
+                continue
+            run = srsly.read_json(path)
+            if eval_set not in run.get("predictions", {}):
+                model = WORK / name / f"seed{seed}" / "model-best"
+                if not model.exists():
+                    raise typer.BadParameter(f"{path} has no predictions and {model} is gone: re-run it with --force")
+                _, predicted, _ = evaluate_corpus(spacy.load(model), CORPUS / EVAL_SETS[eval_set])
+                run.setdefault("predictions", {})[eval_set] = predicted
+                write_json(path, run)
+            runs.append(run["predictions"][eval_set])
+        if not runs:
+            raise typer.BadParameter(f"no runs of {name} for seeds {seeds}")
+        return runs
+
+    from spacy.tokens import DocBin
+    from spacy_frames.extensions import install_extensions
+
+    install_extensions()
+    nlp = spacy.blank("en")
+    gold = [list(d._.discourse_gold["senses"]) for d in DocBin().from_disk(CORPUS / EVAL_SETS[eval_set]).get_docs(nlp.vocab)
+            if d._.discourse_gold and d._.discourse_gold.get("senses")]
+    runs_a, runs_b = predictions(name_a), predictions(name_b)
+    result = {"a": name_a, "b": name_b, "set": eval_set, **paired_bootstrap(runs_a, runs_b, gold, n_resamples=resamples)}
+    write_json(ROOT / "metrics" / "discourse_sense" / "compare" / f"{name_a}_vs_{name_b}_{eval_set}.json", result)
+    typer.echo(json.dumps(result, indent=1))
 
 
 @app.command("report")

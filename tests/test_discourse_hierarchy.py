@@ -149,3 +149,22 @@ def test_weighted_cross_entropy_rows():
     mean_grad, mean_value = _cross_entropy(numpy, logits, numpy.array([0, 0]))
     numpy.testing.assert_allclose(mean_grad, grad / 2)
     assert mean_value == pytest.approx(values.mean())
+
+
+def test_paired_bootstrap_of_two_systems():
+    from spacy_frames.discourse_eval import paired_bootstrap
+
+    gold = [["Expansion.Conjunction"], ["Contingency.Cause.Reason"], ["Comparison.Contrast"], ["Expansion.Conjunction"]] * 5
+    right = [g[0] for g in gold]
+    wrong = ["Temporal.Synchronous"] * len(gold)
+    result = paired_bootstrap([right, right], [wrong], gold, n_resamples=50)
+    assert result["l2_acc"]["diff"] == 100.0 and result["l2_acc"]["ci95"] == [100.0, 100.0]
+    assert result["l1_acc"]["p_a_not_better"] == 0.0
+    same = paired_bootstrap([right], [right], gold, n_resamples=50)
+    assert same["l2_acc"]["diff"] == 0.0 and same["l2_acc"]["ci95"] == [0.0, 0.0] and same["l2_acc"]["p_a_not_better"] == 1.0
+    # half right vs all right: A is 50 points worse; the interval holds that and excludes 0
+    half = [g[0] if i % 2 else "Temporal.Synchronous" for i, g in enumerate(gold)]
+    worse = paired_bootstrap([half], [right], gold, n_resamples=200)
+    assert worse["l2_acc"]["diff"] == -50.0 and worse["l2_acc"]["ci95"][1] < 0
+    with pytest.raises(ValueError, match="one prediction per gold"):
+        paired_bootstrap([right[:-1]], [right], gold)

@@ -238,3 +238,72 @@ def test_decoding_is_a_load_time_setting(trained_discourse):
     assert len(doc._.discourse_relations) == 2
     with pytest.raises(ValueError, match="decoding must be one of"):
         spacy.blank("en").add_pipe("discourse_sense", config={"decoding": "greedy"})
+
+
+def test_relation_doc_puts_the_separator_between_the_arguments():
+    nlp = spacy.blank("en")
+    rel = toy_relations()[0]
+    doc = relation_doc(nlp, rel, separator="[SEP]")
+    arg1, arg2 = doc.spans["discourse_args"]
+    assert doc.text == f"{rel.arg1} [SEP] {rel.arg2}"
+    assert (arg1.text, arg2.text) == (rel.arg1, rel.arg2)
+    assert [t.text for t in doc[arg1.end : arg2.start]] == ["[SEP]"]  # one token, outside both arguments
+    copy = relation_doc(nlp, rel, connective="so", separator="[SEP]")
+    assert copy.text == f"{rel.arg1} [SEP] so {rel.arg2}" and copy.spans["discourse_args"][1].text == rel.arg2
+    assert relation_doc(nlp, rel).text == f"{rel.arg1} {rel.arg2}"
+    assert [t.text for t in input_doc(nlp, doc)] == [t.text for t in doc]
+
+
+def test_relation_batcher_keeps_every_copy_with_its_original(toy_discourse):
+    import random
+
+    from spacy.util import registry
+    from spacy_frames.corpora.batching import relation_batch_stats
+
+    nlp = spacy.blank("en")
+    reader = registry.readers.get("spacy-frames.DiscourseCorpus.v1")([str(toy_discourse / "train.spacy")], augment=True, split_senses=True, separator="[SEP]")
+    examples = list(reader(nlp))
+    assert len(examples) == 2 * len(RELATIONS)
+    batcher = registry.batchers.get("spacy-frames.relation_batcher.v1")(size=3)
+    for seed in range(5):
+        random.Random(seed).shuffle(examples)  # as spaCy does every epoch
+        batches = list(batcher(examples))
+        assert [len(b) for b in batches] == [6, 6, 4]  # 3 relations a batch, each with its copy
+        for batch in batches:
+            ids = [eg.reference._.discourse_gold["id"] for eg in batch]
+            assert all(ids.count(i) == 2 for i in ids)
+        stats = relation_batch_stats(batches)
+        assert stats["share_copies_with_original"] == 1.0 and stats["share_anchors_without_positive"] == 0.0
+        assert stats["anchors"] == 16 and stats["mean_positives_per_anchor"] >= 1.0
+    plain = registry.batchers.get("spacy.batch_by_sequence.v1")(size=6, get_length=None)
+    random.Random(0).shuffle(examples)
+    assert relation_batch_stats(plain(examples))["share_copies_with_original"] < 1.0
+    with pytest.raises(ValueError, match="size"):
+        registry.batchers.get("spacy-frames.relation_batcher.v1")(size=0)
+
+
+def test_reader_separator_must_match_the_component(tiny_bert, toy_discourse, transformer_dir):
+    with pytest.raises(ValueError, match="separator"):
+        initialized(tiny_bert, toy_discourse, transformer_dir, **{"corpora.train.separator": ""})
+
+
+def test_own_encoder_encodes_each_pair_with_the_separator(trained_discourse, toy_discourse):
+    """Packaged with replace_listeners, the component encodes every pair as "Arg1 [SEP]
+    Arg2" on its own: the same input, and so the same senses, as the training-time
+    listener model reading relation docs that hold the separator."""
+    listening = spacy.load(trained_discourse)
+    assert listening.get_pipe("discourse_sense").encodes_pairs is False
+    own = spacy.load(trained_discourse)
+    own.replace_listeners("transformer", "discourse_sense", ["model.tok2vec"])
+    own.remove_pipe("transformer")
+    component = own.get_pipe("discourse_sense")
+    assert component.encodes_pairs is True
+    refs = [relation_doc(listening, rel, separator="[SEP]") for rel in toy_relations()]
+    expected = [d._.discourse_relations for d in listening.pipe(input_doc(listening, r) for r in refs)]
+    plain = [relation_doc(own, rel) for rel in toy_relations()]  # no separator in the user's doc
+    got = [d._.discourse_relations for d in own.pipe(input_doc(own, r) for r in plain)]
+    assert [[r["sense"] for r in rels] for rels in got] == [[r["sense"] for r in rels] for rels in expected]
+    for rels, exp in zip(got, expected):
+        assert rels[0]["score"] == pytest.approx(exp[0]["score"], abs=1e-4)
+    relations = own(TEXT)._.discourse_relations  # adjacent sentences, offsets into the user's text
+    assert [TEXT[slice(*r["arg1"])] for r in relations] == ["Prices rose sharply.", "So demand outpaced the supply of grain."]

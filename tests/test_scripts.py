@@ -3,6 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import srsly
 
 SCRIPTS = Path(__file__).parents[1] / "scripts"
@@ -145,9 +146,13 @@ def test_discourse_experiment_settings_are_valid_overrides():
                 node = node[part]
     assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
     # the ablations share one length; `packaged` keeps the config's (the main job's)
-    ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if k != "packaged"}
+    ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if not k.startswith("packaged")}
     assert {s["training.max_steps"] for s in ablations.values()} == {600}
     assert "training.max_steps" not in discourse_experiment.SETTINGS["packaged"]
+    # the main job's two candidates train at the same compute: 2 epochs with copies, 4 without
+    config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=True)
+    assert discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"] == 2 * config["training"]["max_steps"]
+    assert config["components"]["discourse_sense"]["separator"] == config["corpora"]["train"]["separator"] == config["corpora"]["dev"]["separator"]
 
 
 def test_benchmark_component_assembles_both_variants(trained_frames, trained_discourse, tmp_path):
@@ -160,11 +165,20 @@ def test_benchmark_component_assembles_both_variants(trained_frames, trained_dis
     text = "Prices rose sharply. So demand outpaced the supply of grain."
     own = benchmark_component.assemble(str(trained_frames), str(trained_discourse), tmp_path / "own", True)
     head = benchmark_component.assemble(str(trained_frames), str(trained_discourse), tmp_path / "head", False)
-    standalone = spacy.load(trained_discourse)(text)._.discourse_relations
-    assert spacy.load(own)(text)._.discourse_relations == standalone
+    from spacy_frames.corpora.discourse import DiscourseRelation, input_doc, relation_doc
+
+    # the own copy encodes the pair "Arg1 [SEP] Arg2" on its own: what the standalone
+    # (listening) model sees when the separator is in the doc, as in training
+    trained = spacy.load(trained_discourse)
+    rel = DiscourseRelation("t", "Implicit", "Prices rose sharply.", "So demand outpaced the supply of grain.", ["Contingency.Cause.Result"])
+    standalone = trained(input_doc(trained, relation_doc(trained, rel, separator="[SEP]")))._.discourse_relations
+    assembled = spacy.load(own)(text)._.discourse_relations
+    assert [r["sense"] for r in assembled] == [r["sense"] for r in standalone]
+    assert assembled[0]["score"] == pytest.approx(standalone[0]["score"], abs=1e-4)
+    assert text[slice(*assembled[0]["arg1"])] == "Prices rose sharply."
     # the head listens to the base pipeline's transformer: it runs, on other features
     relations = spacy.load(head)(text)._.discourse_relations
-    assert len(relations) == 1 and relations[0]["arg1"] == standalone[0]["arg1"]
+    assert len(relations) == 1 and relations[0]["arg1"] == assembled[0]["arg1"]
 
 
 def test_media_report_ablation_rows(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin, SpanGroup
+from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import registry
 
@@ -211,19 +211,29 @@ def read_discogem(root, split: str, hierarchy: Optional[SenseHierarchy] = None) 
 # -- Docs and Examples ------------------------------------------------------------------------
 
 
-def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str] = None) -> Doc:
+def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str] = None, separator: str = "") -> Doc:
     """"Arg1 Arg2" as a Doc with the two argument spans and the gold; `connective`
-    (e.g. the implicit one) is inserted at the start of Arg2, outside both spans."""
+    (e.g. the implicit one) is inserted at the start of Arg2 and `separator` (the
+    encoder's separator token, "[SEP]" for BERT-style encoders: the pair input
+    "[CLS] Arg1 [SEP] Arg2 [SEP]" of Long & Webber) between the arguments, both
+    outside the argument spans. The separator is one token, as discourse_sense puts it
+    between the arguments of the pairs it is given at prediction."""
     arg1, arg2 = rel.arg1.strip(), rel.arg2.strip()
     if not arg1 or not arg2:
         raise ValueError(f"relation {rel.id}: an empty argument")
-    middle = f" {connective.strip()} " if connective else " "
-    doc = nlp.make_doc(arg1 + middle + arg2)
-    start2 = len(arg1) + len(middle)
-    spans = [doc.char_span(0, len(arg1), label="Arg1", alignment_mode="expand"),
-             doc.char_span(start2, start2 + len(arg2), label="Arg2", alignment_mode="expand")]
-    if any(s is None for s in spans) or spans[0].end > spans[1].start:
-        raise ValueError(f"relation {rel.id}: its arguments do not align with the tokens")
+    parts = [nlp.make_doc(arg1)]
+    if separator and separator.strip():
+        parts.append(Doc(nlp.vocab, words=[separator.strip()], spaces=[True]))
+    if connective and connective.strip():
+        parts.append(nlp.make_doc(connective.strip()))
+    parts.append(nlp.make_doc(arg2))
+    if any(not len(part) for part in parts):
+        raise ValueError(f"relation {rel.id}: an argument without tokens")
+    doc = Doc.from_docs(parts, ensure_whitespace=True)
+    if doc[-1].whitespace_:  # from_docs leaves the last doc's trailing space as it was
+        doc = Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc][:-1] + [False])
+    start2 = len(doc) - len(parts[-1])
+    spans = [Span(doc, 0, len(parts[0]), label="Arg1"), Span(doc, start2, len(doc), label="Arg2")]
     install_extensions()
     doc.spans[ARGS_KEY] = SpanGroup(doc, name=ARGS_KEY, spans=spans)
     doc._.discourse_gold = {"id": rel.id, "type": rel.type, "senses": list(rel.senses), "connective": rel.connective,
@@ -231,16 +241,22 @@ def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str
     return doc
 
 
-def relations_to_docbin(nlp: Language, relations: Iterable[DiscourseRelation]) -> DocBin:
-    docbin = DocBin(store_user_data=True)
-    for rel in relations:
-        docbin.add(relation_doc(nlp, rel))
-    return docbin
+def with_separator(nlp: Language, reference: Doc, separator: str) -> Doc:
+    """A converted relation Doc ("Arg1 Arg2") rebuilt with `separator` between its
+    arguments (the same doc when the separator is empty)."""
+    if not separator:
+        return reference
+    gold = reference._.discourse_gold
+    args = reference.spans[ARGS_KEY]
+    rel = DiscourseRelation(gold["id"], gold["type"], args[0].text, args[1].text, list(gold["senses"]), gold.get("connective"), gold.get("soft"))
+    doc = relation_doc(nlp, rel, separator=separator)
+    doc._.discourse_gold = dict(gold)
+    return doc
 
 
 def input_doc(nlp: Language, reference: Doc) -> Doc:
-    """The predicted side of an Example: the same text with only the two argument spans."""
-    predicted = nlp.make_doc(reference.text)
+    """The predicted side of an Example: the same tokens with only the two argument spans."""
+    predicted = Doc(nlp.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference])
     spans = [predicted.char_span(s.start_char, s.end_char, label=s.label_, alignment_mode="expand") for s in reference.spans[ARGS_KEY]]
     predicted.spans[ARGS_KEY] = SpanGroup(predicted, name=ARGS_KEY, spans=[s for s in spans if s is not None])
     return predicted
@@ -255,6 +271,7 @@ def create_discourse_reader(
     shuffle: bool = False,
     limit: int = 0,
     seed: int = 0,
+    separator: str = "",
 ) -> Callable[[Language], Iterable[Example]]:
     """Discourse relations (corpus/discourse/*.spacy) as Examples whose predicted doc
     carries the two argument spans.
@@ -267,12 +284,15 @@ def create_discourse_reader(
         (training); otherwise an example keeps all its gold senses (evaluation: a
         prediction matching either is correct).
     shuffle: shuffle the relations each epoch (seeded); limit: the first `limit` (0 = all).
+    separator: text put between the arguments (the encoder's separator token, e.g.
+        "[SEP]"; "" = none); it must be the component's `separator`, which puts it
+        between the arguments of the pairs it is given at prediction.
     """
-    return DiscourseCorpus(paths, types, augment, split_senses, shuffle, limit, seed)
+    return DiscourseCorpus(paths, types, augment, split_senses, shuffle, limit, seed, separator)
 
 
 class DiscourseCorpus:
-    def __init__(self, paths, types, augment, split_senses, shuffle, limit, seed):
+    def __init__(self, paths, types, augment, split_senses, shuffle, limit, seed, separator=""):
         if isinstance(paths, (str, Path)):
             paths = [paths]
         if not paths:
@@ -281,6 +301,8 @@ class DiscourseCorpus:
         self.types = {t.lower() for t in types}
         self.augment, self.split_senses, self.shuffle, self.limit = augment, split_senses, shuffle, limit
         self.rng = random.Random(seed)
+        self.separator = separator
+        self._separated = False
         self._docs: Optional[List[Doc]] = None
 
     def load(self, vocab) -> List[Doc]:
@@ -297,6 +319,9 @@ class DiscourseCorpus:
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         docs = list(self.load(nlp.vocab))
+        if self.separator and not self._separated:
+            self._docs = docs = [with_separator(nlp, d, self.separator) for d in docs]
+            self._separated = True
         if self.shuffle:
             self.rng.shuffle(docs)
         for reference in docs:
@@ -311,7 +336,7 @@ class DiscourseCorpus:
             if self.augment and gold.get("connective"):
                 args = reference.spans[ARGS_KEY]
                 rel = DiscourseRelation(gold["id"], gold["type"], args[0].text, args[1].text, list(gold["senses"]), gold["connective"], gold.get("soft"))
-                docs.append(relation_doc(nlp, rel, connective=gold["connective"]))
+                docs.append(relation_doc(nlp, rel, connective=gold["connective"], separator=self.separator))
             for doc in docs:
                 if sense is not None:
                     doc = doc.copy()

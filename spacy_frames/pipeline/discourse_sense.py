@@ -60,6 +60,7 @@ DECODINGS = ("joint", "top-down")
         "contrastive": {"@losses": "spacy-frames.HierarchicalContrastiveLoss.v1"},
         "max_pairs_per_batch": 256,
         "decoding": "joint",
+        "separator": "",
         "scorer": {"@scorers": "spacy-frames.discourse_sense_scorer.v1"},
     },
     default_score_weights={"disc_l2_acc": 0.5, "disc_l2_macro_f1": 0.5, "disc_l1_acc": 0.0, "disc_l1_macro_f1": 0.0},
@@ -76,6 +77,7 @@ def make_discourse_sense(
     contrastive: Callable,
     max_pairs_per_batch: int,
     decoding: str,
+    separator: str,
     scorer: Optional[Callable],
 ) -> "DiscourseSense":
     """Create a discourse_sense component.
@@ -95,12 +97,18 @@ def make_discourse_sense(
         the trained heads) or "top-down" (the level-1 head's sense, then the best path
         below it). A prediction-time choice: not saved with the weights, so it can be
         changed at load time (spacy.load(..., config=...)).
+    separator (str): the encoder's separator token (e.g. "[SEP]"), put between Arg1 and
+        Arg2 so that the encoder reads a pair as Long & Webber's "[CLS] Arg1 [SEP] Arg2
+        [SEP]" ("" = none). The training reader must put the same text there
+        (`corpora.train.separator`). A component with its own encoder (packaged with
+        `replace_listeners`) encodes each pair on its own, separator included; one that
+        listens to a shared transformer reads the document's pass and cannot insert it.
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
         nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
         augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch,
-        decoding=decoding, scorer=scorer,
+        decoding=decoding, separator=separator, scorer=scorer,
     )
 
 
@@ -120,6 +128,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         contrastive: Optional[Callable] = None,
         max_pairs_per_batch: int = 256,
         decoding: str = "joint",
+        separator: str = "",
         scorer: Optional[Callable] = None,
     ) -> None:
         if len(head_weights) != len(HEADS) or any(w < 0 for w in head_weights) or not any(head_weights):
@@ -138,6 +147,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             "contrastive_weight": float(contrastive_weight),
             "augmented_weight": float(augmented_weight),
             "max_pairs_per_batch": int(max_pairs_per_batch),
+            "separator": str(separator),
             "labels": [],
         }
         self.decoding = decoding  # not in cfg: a prediction-time setting, taken from the config
@@ -218,13 +228,28 @@ class DiscourseSense(CfgLabels, SerializablePipe):
                 n_pairs = 0
             chunks[-1].append(d)
             n_pairs += len(doc_pairs)
+        separate = self.encodes_pairs
         for doc_ids in (c for c in chunks if c):
-            _, logits = self.model.predict(([docs[i] for i in doc_ids], [pairs[i] for i in doc_ids]))
+            if separate:  # each pair its own sequence, "Arg1 [SEP] Arg2", as in training
+                flat_pairs = [p for i in doc_ids for p in pairs[i]]
+                pair_docs = [pair_doc(self.vocab, a1, a2, self.cfg["separator"], self.cfg["args_key"]) for a1, a2 in flat_pairs]
+                inputs = (pair_docs, [[tuple(d.spans[self.cfg["args_key"]])] for d in pair_docs])
+            else:
+                inputs = ([docs[i] for i in doc_ids], [pairs[i] for i in doc_ids])
+            _, logits = self.model.predict(inputs)
             senses, scores = self.decode(logits)
             flat = [(d, p) for d in doc_ids for p in pairs[d]]
             for (d, (arg1, arg2)), sense, score in zip(flat, senses, scores):
                 results[d].append(self.relation(arg1, arg2, sense, score))
         return results
+
+    @property
+    def encodes_pairs(self) -> bool:
+        """Whether pairs are encoded one by one with the separator: only with a separator
+        and an own encoder (a listener can only read the document's transformer pass)."""
+        if not self.cfg.get("separator"):
+            return False
+        return not any(hasattr(node, "upstream_name") for node in self.model.get_ref("tok2vec").walk())
 
     def decode(self, logits: List[Any]) -> Tuple[List[str], List[float]]:
         """The finest sense of each row and its probability, over the hierarchy's paths:
@@ -371,10 +396,24 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         if not self.cfg["labels"]:
             raise ValueError(f"[{self.name}] no discourse senses in the training examples (doc._.discourse_gold): nothing to learn.")
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        self._check_separator(sample)
         sample = [doc for doc in sample if self.pairs(doc)] or [Doc(self.vocab, words=["a", ".", "b", "."], sent_starts=[True, False, True, False])]
         tables = self.tables
         set_head_sizes(self.model, (len(tables["level1"]), len(tables["level2"]), len(tables["leaf"])))
         self.model.initialize(X=(sample, [self.pairs(doc)[:1] for doc in sample]))
+
+    def _check_separator(self, docs: Sequence[Doc]) -> None:
+        """The training docs must hold the component's separator between their arguments
+        (the reader's `separator`), or training and prediction would see different input."""
+        separator = self.cfg.get("separator", "")
+        for doc in docs:
+            args = list(doc.spans.get(self.cfg["args_key"], []))
+            if len(args) != 2:
+                continue
+            between = doc.text[args[0].end_char : args[1].start_char]
+            if (separator not in between) if separator else False:
+                raise ValueError(f"[{self.name}] separator is {separator!r} but the training reader puts {between.strip()!r} between "
+                                 f"the arguments: set the reader's `separator` to the component's.")
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
         examples = list(examples)
@@ -394,3 +433,13 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             raise ValueError(f"[{self.name}] the saved component has no senses: was it trained?")
         tables = self.tables
         set_head_sizes(self.model, (len(tables["level1"]), len(tables["level2"]), len(tables["leaf"])))
+
+
+def pair_doc(vocab: Vocab, arg1: Span, arg2: Span, separator: str, key: str = ARGS_KEY) -> Doc:
+    """A Doc "Arg1 SEP Arg2" holding the two arguments as doc.spans[ARGS_KEY] (the input
+    of a pair encoded on its own; the relation keeps the original spans' offsets)."""
+    words = [t.text for t in arg1] + [separator] + [t.text for t in arg2]
+    spaces = [bool(t.whitespace_) for t in arg1][:-1] + [True, True] + [bool(t.whitespace_) for t in arg2][:-1] + [False]
+    doc = Doc(vocab, words=words, spaces=spaces)
+    doc.spans[key] = [Span(doc, 0, len(arg1), label="Arg1"), Span(doc, len(arg1) + 1, len(words), label="Arg2")]
+    return doc
