@@ -40,9 +40,11 @@ SETTINGS: Dict[str, dict] = {
     "full": FULL,
     "neg-all": {**FULL, "components.discourse_sense.contrastive.negatives": "all"},
     "neg-other-level1": {**FULL, "components.discourse_sense.contrastive.negatives": "other-level1"},
-    "packaged": {**FULL_METHOD, "components.discourse_sense.head_weights": [1.0, 1.0, 1.0]},
-    # the main job's alternative at the same compute: multi-task CE with the finest-sense
-    # head and no copies, so twice the epochs (4) in the steps of the full method's 2
+    "packaged": {**FULL_METHOD, "components.discourse_sense.head_weights": [1.0, 1.0, 1.0],
+                 "training.max_steps": 210, "training.optimizer.learn_rate.warmup_steps": 21},
+    # what the main job trains (configs/discourse.cfg): multi-task CE with the finest-sense
+    # head and no copies, 4 epochs; `packaged` is the full method at the same compute
+    # (2 epochs, each relation with its copy)
     "packaged-ce": {"components.discourse_sense.head_weights": [1.0, 1.0, 1.0], "components.discourse_sense.contrastive_weight": 0.0,
                     "corpora.train.augment": False, "training.max_steps": 420, "training.optimizer.learn_rate.warmup_steps": 42},
 }

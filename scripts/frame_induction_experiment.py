@@ -4,6 +4,7 @@
     python scripts/frame_induction_experiment.py run arcface --fold 0
     python scripts/frame_induction_experiment.py run arcface --fold 0 --variant head
     python scripts/frame_induction_experiment.py report metrics/frame_inducer.json
+    python scripts/frame_induction_experiment.py packaged training/inducer_clustered corpus/framenet17/dev.spacy
 
 Variants: `own` (configs/inducer.cfg) fine-tunes the inducer's own copy of the encoder;
 `head` (configs/inducer_head.cfg) trains a projection head on the frozen transformer of
@@ -22,8 +23,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
+import numpy
 import srsly
 import typer
 
@@ -33,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "frame_inducer" / "runs"
 WORK = ROOT / "training" / "frame_induction"
 CORPUS = ROOT / "corpus" / "frame_induction"
+SCORE_KEYS = ("pu", "ipu", "pif", "bcp", "bcr", "bcf")
 
 # the losses compared (spacy-frames.*Loss.v1); margins chosen on dev from the authors'
 # candidates (`tune`, inducer-dev-tuning; README): contrastive 0.1 / 0.2 / 0.5 / 1.0,
@@ -60,6 +63,66 @@ def write_json(path: Path, data) -> None:
 
 def fold_path(k: int) -> Path:
     return CORPUS / f"fold{k}.spacy"
+
+
+TUNING = ROOT / "metrics" / "frame_inducer" / "tuning"
+# the LU-capped dev proxy of the first tuning runs (10 instances per LU)
+PROXY_PER_LU = 10
+BATCH_SIZE = 32  # configs/inducer.cfg [training.batcher] size
+
+
+def tuning_split(fold: int) -> Dict[str, int]:
+    """The folds a setting is tuned on for rotation `fold` (test fold k): its own train
+    fold (k + 2) and its own dev fold (k + 1), never its test fold. The dev fold of
+    rotation k is the test fold of rotation k + 1, so what rotation k's dev fold chose is
+    used for rotation k only (`tuned_setting`)."""
+    rotation = fold_rotation(fold)
+    return {"train": rotation["train"], "dev": rotation["dev"]}
+
+
+def tuning_path(name: str, fold: int, dev_per_lu: int, tuning_dir: Optional[Path] = None) -> Path:
+    """tuning/<name>_fold<k>.json for the LU-capped proxy (10 per LU), tuning/full_dev/...
+    for the full dev fold (dev_per_lu 0), tuning/dev<N>/... for other caps."""
+    tuning_dir = TUNING if tuning_dir is None else tuning_dir
+    sub = "" if dev_per_lu == PROXY_PER_LU else ("full_dev" if dev_per_lu <= 0 else f"dev{dev_per_lu}")
+    return (tuning_dir / sub if sub else tuning_dir) / f"{name}_fold{fold}.json"
+
+
+def tuned_setting(system: str, fold: int, dev_per_lu: int = 0, tuning_dir: Optional[Path] = None) -> Dict[str, Any]:
+    """The setting of `system` that rotation `fold`'s own dev fold scored best (two-step
+    BcF, ties to the first name): among its tuning files for this rotation and dev
+    protocol only (<system>_fold<k>.json and <system>@<tag>_fold<k>.json)."""
+    directory = tuning_path("x", fold, dev_per_lu, tuning_dir).parent
+    candidates = sorted(directory.glob(f"{system}_fold{fold}.json")) + sorted(directory.glob(f"{system}@*_fold{fold}.json"))
+    scored = []
+    for path in candidates:
+        data = srsly.read_json(path)
+        if data.get("dev_fold") != tuning_split(fold)["dev"]:
+            raise ValueError(f"{path} was not scored on rotation {fold}'s dev fold {tuning_split(fold)['dev']}")
+        scored.append((data["bcf"], path.stem[: -len(f"_fold{fold}")], data))
+    if not scored:
+        raise ValueError(f"no tuning runs of {system!r} for rotation {fold} in {directory}: run `tune {system} --fold {fold}` first")
+    bcf, name, data = max(scored, key=lambda item: item[0])  # max keeps the first of equals
+    return {"name": name, "bcf": bcf, "overrides": list(data.get("overrides", [])), "file": str(tuning_path(name, fold, dev_per_lu, tuning_dir))}
+
+
+def budget_overrides(fold: int, max_per_lu: int, epochs: float) -> List[str]:
+    """`spacy train` overrides for a training budget counted as the paper counts it:
+    at most `max_per_lu` training instances per LU (0 = all; the paper's Table 5: 10, 30,
+    100) and `epochs` passes over them in batches of 32 (warm-up 10 % of the steps)."""
+    import math
+
+    from spacy_frames.corpora.frame_induction import choose_instances, read_index
+
+    overrides = [f"variables.max_per_lu={max_per_lu}"]
+    if epochs > 0:
+        index = read_index(fold_path(tuning_split(fold)["train"]))
+        if index is None:
+            raise ValueError(f"{fold_path(tuning_split(fold)['train'])} has no sidecar index to count its instances")
+        n = len(choose_instances([f"{lu}|{frame}" for lu, frame in index], max_per_lu, 0, seed=0))
+        steps = max(1, math.ceil(epochs * n / BATCH_SIZE))
+        overrides += [f"training.max_steps={steps}", f"training.optimizer.learn_rate.warmup_steps={max(1, steps // 10)}"]
+    return overrides
 
 
 def use_gpu(gpu_id: int) -> None:
@@ -125,6 +188,10 @@ def run_cli(
     override: List[str] = typer.Option([], "--override", help="Extra `spacy train` override, e.g. training.max_steps=300"),
     tag: str = typer.Option("", "--tag", help="Suffix of the run name for a setting swept on dev, e.g. m0.5"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and embedding (-1: CPU)"),
+    tuned: bool = typer.Option(False, "--tuned", help="Use the setting this rotation's own dev fold chose (`tune ... --fold K`); the run is <system>@tuned"),
+    tuned_dev_per_lu: int = typer.Option(0, "--tuned-dev-per-lu", help="Which tuning protocol --tuned reads: 0 the full dev fold, 10 the LU-capped proxy"),
+    max_per_lu: int = typer.Option(-1, "--max-per-lu", help="Training instances per LU (0 = all; -1: the config's 10)"),
+    epochs: float = typer.Option(0.0, "--epochs", help="Epochs over the capped training fold, batches of 32 (0: the config's 600 steps)"),
 ):
     # fmt: on
     """One (system, fold) step of the table; skipped when its JSON exists."""
@@ -135,20 +202,31 @@ def run_cli(
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r}; choose from {list(VARIANTS)}")
     config, transformer, suffix = VARIANTS[variant]
-    name = system + suffix + (f"@{tag}" if tag else "")
+    chosen = None
+    if tuned:
+        if system == "vanilla" or tag:
+            raise typer.BadParameter("--tuned picks the tag itself, for a trained system")
+        chosen = tuned_setting(system + suffix, fold, tuned_dev_per_lu)
+        override = chosen["overrides"] + list(override)
+        typer.echo(f"rotation {fold}: {chosen['name']} (dev BcF {chosen['bcf']:.2f}, {chosen['file']})")
+    if max_per_lu >= 0 or epochs > 0:
+        override = budget_overrides(fold, 10 if max_per_lu < 0 else max_per_lu, epochs) + list(override)
+    name = system + suffix + (f"@{tag}" if tag else "@tuned" if tuned else "")
     out_json = RUNS / f"{name}_fold{fold}.json"
     if out_json.exists() and not force:
         typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
         return
     start = time.time()
     overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
-    model = train_system(system, name, fold, ROOT / config, overrides, encoder, transformer, gpu_id)
+    # a tuned run reuses the model its tuning run trained (same setting, same folds)
+    model_name = chosen["name"] if chosen is not None else name
+    model = train_system(system, model_name, fold, ROOT / config, overrides, encoder, transformer, gpu_id)
     trained = time.time()
     use_gpu(gpu_id)
     rotation = fold_rotation(fold)
-    cache = WORK / name / f"fold{fold}"
+    cache = WORK / model_name / f"fold{fold}"
     # the untrained encoder is the same in every rotation: its embeddings of a fold are shared
-    shared = WORK / name / "embeddings" if system == "vanilla" else cache
+    shared = WORK / model_name / "embeddings" if system == "vanilla" else cache
     dev = embeddings(model, rotation["dev"], shared / f"fold{rotation['dev']}.npz", not no_mask)
     test = embeddings(model, rotation["test"], shared / f"fold{rotation['test']}.npz", not no_mask)
     embedded = time.time()
@@ -160,6 +238,8 @@ def run_cli(
         timing["train_timing"] = srsly.read_json(timing_file)
     timing["device"] = "gpu" if gpu_id >= 0 else "cpu"
     result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override})
+    if chosen is not None:
+        result["tuned"] = {"setting": chosen["name"], "dev_bcf": chosen["bcf"], "file": chosen["file"], "dev_fold": rotation["dev"]}
     RUNS.mkdir(parents=True, exist_ok=True)
     write_json(out_json, result)
     typer.echo(json.dumps({k: result[k] for k in ("one-step", "two-step", "1cpv") if k in result}, indent=1))
@@ -169,42 +249,50 @@ def run_cli(
 @app.command("tune")
 def tune_cli(
     system: str = typer.Argument(..., help=f"One of {list(SYSTEMS)}"),
-    fold: int = typer.Option(0, "--fold", help="Rotation whose train fold is trained on and whose dev fold scores it"),
+    fold: int = typer.Option(0, "--fold", help="Rotation (its test fold k): trained on its train fold k+2, scored on its dev fold k+1"),
     override: List[str] = typer.Option([], "--override", help="`spacy train` override, e.g. training.max_steps=300"),
     tag: str = typer.Option("", "--tag", help="Name of the setting, e.g. lr1e-4"),
-    dev_per_lu: int = typer.Option(10, "--dev-per-lu", help="Dev instances kept per LU (the proxy's sample)"),
+    dev_per_lu: int = typer.Option(PROXY_PER_LU, "--dev-per-lu", help="Dev instances kept per LU: 10 the LU-capped proxy, 0 the full dev fold (tuning/full_dev/)"),
+    max_per_lu: int = typer.Option(-1, "--max-per-lu", help="Training instances per LU (0 = all; -1: the config's 10)"),
+    epochs: float = typer.Option(0.0, "--epochs", help="Epochs over the capped training fold, batches of 32 (0: the config's 600 steps)"),
     encoder: str = typer.Option("assets/encoders/all-MiniLM-L6-v2", "--encoder"),
     force: bool = typer.Option(False, "--force", help="Re-run even if the setting's JSON exists"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and embedding (-1: CPU)"),
 ):
     # fmt: on
-    """Score a setting on the dev fold only (the test fold is never read): train, embed
-    an LU-capped dev sample, and for each alpha cluster it two-step with the stopping
-    criterion calibrated on that same sample. An optimistic but even-handed proxy for
-    comparing settings; writes metrics/frame_inducer/tuning/<system>@<tag>_fold<k>.json."""
+    """Score a setting on rotation k's own dev fold only (train fold k+2, dev fold k+1;
+    its test fold k is never read): train, embed the dev fold (all of it with
+    --dev-per-lu 0, else an LU-capped sample), and for each alpha cluster it two-step with
+    the stopping criterion calibrated on that same dev data. Writes
+    metrics/frame_inducer/tuning/[full_dev/]<system>@<tag>_fold<k>.json; `run --tuned`
+    uses the best setting of each rotation for that rotation only."""
     from spacy_frames.corpora.frame_induction import choose_instances
     from spacy_frames.induction_eval import embed_instances, load_instances, ranking_recall, run_method, mixed
 
     if system not in SYSTEMS:
         raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
     name = system + (f"@{tag}" if tag else "")
-    out_json = ROOT / "metrics" / "frame_inducer" / "tuning" / f"{name}_fold{fold}.json"
+    out_json = tuning_path(name, fold, dev_per_lu, ROOT / "metrics" / "frame_inducer" / "tuning")
     if out_json.exists() and not force:
         typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
         return
+    if max_per_lu >= 0 or epochs > 0:
+        override = budget_overrides(fold, 10 if max_per_lu < 0 else max_per_lu, epochs) + list(override)
     overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
     start = time.time()
-    model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1])
+    model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1], gpu_id)
     trained = time.time()
+    use_gpu(gpu_id)
     import spacy
 
     nlp = spacy.load(model)
-    dev_fold = fold_rotation(fold)["dev"]
+    dev_fold = tuning_split(fold)["dev"]
     docs = load_instances(fold_path(dev_fold), nlp.vocab)
-    keep = choose_instances([d.spans["targets"][0]._.lexical_unit or "" for d in docs], dev_per_lu, 0, seed=0)
+    keep = choose_instances([d.spans["targets"][0]._.lexical_unit or "" for d in docs], max(dev_per_lu, 0), 0, seed=0)
     dev = embed_instances(nlp, [docs[i] for i in keep], with_mask=True)
     result = run_method("two-step", dev, dev)
     result["ranking_recall"] = ranking_recall(mixed(dev, result["alpha"]), dev["frames"], dev["lemmas"])
-    result.update({"system": name, "dev_fold": dev_fold, "n_dev": len(keep), "dev_per_lu": dev_per_lu,
+    result.update({"system": name, "rotation": fold_rotation(fold), "dev_fold": dev_fold, "n_dev": len(keep), "dev_per_lu": dev_per_lu,
                    "loss": SYSTEMS[system], "overrides": override,
                    "timing": {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1)}})
     out_json.parent.mkdir(parents=True, exist_ok=True)
@@ -245,6 +333,7 @@ def diagnose_cli(
             majority[rows] = values[counts.argmax()]
         oracle2 = majority.astype(str)
         out[f"{name}_fold{fold}"] = {
+            "loss": run.get("loss"), "overrides": run.get("overrides", []),
             "alpha": round(alpha, 1), "n_plu": int(plu.max()) + 1, "n_gold_lus": int(lu.max()) + 1,
             "two_step_bcf": round(cluster_scores(test["frames"], labels)["bcf"], 2),
             "oracle_step1_bcf": round(cluster_scores(test["frames"], oracle1)["bcf"], 2),
@@ -252,6 +341,240 @@ def diagnose_cli(
         }
         typer.echo(f"{name}: {out[f'{name}_fold{fold}']}")
     write_json(output, out)
+
+
+def verb_targets(docs, inducer) -> int:
+    """Keep only the gold targets whose LU is a verb (doc.spans["targets"]); drops any
+    predicted spans so that the inducer reads these. Returns how many were kept."""
+    from spacy.tokens import SpanGroup
+
+    from spacy_frames.extensions import FRAMES_KEY, TARGETS_KEY
+
+    n = 0
+    for doc in docs:
+        spans = [s for s in doc.spans.get(TARGETS_KEY, []) if s.label_ and (s._.lexical_unit or "").endswith(".v")]
+        doc.spans[TARGETS_KEY] = SpanGroup(doc, name=TARGETS_KEY, spans=spans)
+        if FRAMES_KEY in doc.spans:
+            del doc.spans[FRAMES_KEY]
+        n += len(spans)
+    return n
+
+
+def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
+    """The packaged frame_inducer on the gold verb targets of `docs`, run as a user runs
+    it (nlp.pipe; span._.induced_frame), once per assignment rule, against one cluster
+    per verb lemma; each also on the targets of verbs seen / unseen at fit time."""
+    from spacy.tokens import DocBin
+
+    from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
+    from spacy_frames.induction_eval import get_inducer, target_lemma
+    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
+
+    inducer = get_inducer(nlp)
+    if not len(inducer.centroids.names):
+        raise ValueError("the frame_inducer has no centroids: fit them with `spacy-frames induce --store-centroids`")
+    n = verb_targets(docs, inducer)
+    if n == 0:
+        raise ValueError("no gold verb targets (LU *.v with a frame) in the corpus")
+    frozen = DocBin(docs=docs, store_user_data=True).to_bytes()
+    configured = inducer.cfg["assignment"]
+    seen_lemmas = set(inducer.seen_lemmas)
+    result: Dict[str, Any] = {}
+    for assignment in assignments or ASSIGNMENTS:
+        inducer.cfg["assignment"] = assignment
+        copies = list(DocBin(store_user_data=True).from_bytes(frozen).get_docs(nlp.vocab))
+        spans = [s for doc in nlp.pipe(copies, batch_size=32) for s in doc.spans["targets"]]
+        frames = numpy.array([s.label_ for s in spans])
+        lemmas = numpy.array([target_lemma(s) for s in spans])
+        seen = numpy.array([lemma in seen_lemmas for lemma in lemmas])
+        clusters = numpy.array([s._.induced_frame for s in spans])
+        labels = numpy.array([s._.induced_frame_label or "" for s in spans])
+        entry: Dict[str, Any] = {}
+        for subset, rows in (("all", numpy.ones(len(spans), bool)), ("seen", seen), ("unseen", ~seen)):
+            if rows.sum() == 0:
+                continue
+            scores = cluster_scores(frames[rows], clusters[rows])
+            base = cluster_scores(frames[rows], one_cluster_per_lemma(lemmas[rows]))
+            entry[subset] = {
+                "n": int(rows.sum()), "n_clusters": scores["n_clusters"],
+                **{k: round(scores[k], 2) for k in SCORE_KEYS},
+                "label_acc": round(100.0 * float((labels[rows] == frames[rows]).mean()), 2),
+                "1cpv": {"n_clusters": base["n_clusters"], **{k: round(base[k], 2) for k in SCORE_KEYS}},
+            }
+        result[assignment] = entry
+    inducer.cfg["assignment"] = configured
+    result["data"] = {
+        "n_verb_targets": n, "n_lemmas": int(len(set(lemmas.tolist()))),
+        "n_lemmas_seen_at_fit": int(len(set(lemmas[seen].tolist()))), "n_targets_seen_at_fit": int(seen.sum()),
+        "n_fit_lemmas": len(seen_lemmas), "n_fit_clusters": len(inducer.centroids.names),
+    }
+    result["configured_assignment"] = configured
+    result["alpha"] = inducer.cfg["alpha"]
+    return result
+
+
+@app.command("packaged")
+def packaged_cli(
+    model: Path = typer.Argument(ROOT / "training" / "inducer_clustered", help="Pipeline with a fitted frame_inducer"),
+    corpus: Path = typer.Argument(ROOT / "corpus" / "framenet17" / "dev.spacy", help="Gold-annotated corpus"),
+    output: Path = typer.Option(ROOT / "metrics" / "frame_inducer_fn17_dev.json", "--output"),
+):
+    """The packaged inducer on a corpus's gold verb targets (FN1.7 dev by default): BcF / PiF
+    of span._.induced_frame against the gold frames for each assignment rule (nearest
+    centroid overall, the verb's own clusters, the verb's senses), beside one cluster per
+    verb lemma."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_frames.extensions import install_extensions
+
+    install_extensions()
+    nlp = spacy.load(model)
+    docs = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
+    start = time.time()
+    result = score_packaged(nlp, docs)
+    result.update({"model": str(model), "corpus": str(corpus), "time_s": round(time.time() - start, 1)})
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json(output, result)
+    for name in ("nearest", "verb", "verb_sense"):
+        scores = result[name]["all"]
+        typer.echo(f"{name}: BcF {scores['bcf']:.1f} PiF {scores['pif']:.1f} (1cpv BcF {scores['1cpv']['bcf']:.1f} PiF {scores['1cpv']['pif']:.1f})")
+    typer.echo(json.dumps(result["data"]))
+
+
+@app.command("fit-packaged")
+def fit_packaged_cli(
+    model: Path = typer.Argument(..., help="The trained inducer pipeline"),
+    input_path: Path = typer.Argument(..., help="Gold-labelled instances to cluster (corpus/frame_induction/centroids.spacy)"),
+    output_path: Path = typer.Argument(..., help=".spacy file written with span._.induced_frame"),
+    store_centroids: Path = typer.Option(..., "--store-centroids", help="Save the pipeline with the clusters here"),
+    save_vectors: Optional[Path] = typer.Option(None, "--save-vectors", help="Keep the embeddings (.npz) for `packaged-cut`"),
+    cut_scale: float = typer.Option(1.0, "--cut-scale", help="Two-step pair_ratio times this (< 1: finer clusters)"),
+):
+    """`spacy-frames induce --method two-step --calibrate-on-input --store-centroids` with a
+    scaled cut and the embeddings kept: the packaged inducer's centroids."""
+    from spacy_frames.cli.induce import induce
+
+    result = induce(str(model), input_path, output_path, method="two-step", calibrate_on_input=True,
+                    store_centroids=store_centroids, save_vectors=save_vectors, cut_scale=cut_scale)
+    typer.echo(json.dumps(result, indent=1))
+
+
+@app.command("packaged-cut")
+def packaged_cut_cli(
+    model: Path = typer.Argument(ROOT / "training" / "inducer_clustered", help="Pipeline with a fitted frame_inducer"),
+    vectors: Path = typer.Argument(ROOT / "training" / "inducer_fit_vectors.npz", help="The fit's embeddings (fit-packaged --save-vectors)"),
+    corpus: Path = typer.Argument(ROOT / "corpus" / "framenet17" / "dev.spacy", help="Gold-annotated dev corpus"),
+    scales: str = typer.Option("0.03125,0.0625,0.125,0.25,0.5,1,2", "--scales", help="pair_ratio multipliers tried"),
+    output: Path = typer.Option(ROOT / "metrics" / "frame_inducer_fn17_dev_cut.json", "--output"),
+):
+    """Choose the packaged inducer's two-step cut on a dev corpus: re-cluster the fit's
+    saved embeddings with pair_ratio x scale (the same first step, X-means per verb, for
+    every scale) and score each assignment rule on the corpus's gold verb targets, beside
+    one cluster per verb lemma. Changes nothing on disk but the JSON."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
+    from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
+    from spacy_frames.extensions import install_extensions
+    from spacy_frames.induction_eval import embed_targets, get_inducer, target_lemma
+    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
+
+    install_extensions()
+    start = time.time()
+    nlp = spacy.load(model)
+    inducer = get_inducer(nlp)
+    params = dict(inducer.cluster_info["params"]["two-step"])
+    base = float(params["pair_ratio"]) / float(params.get("cut_scale", 1.0))
+    with numpy.load(vectors, allow_pickle=False) as f:
+        X, fit_lemmas, fit_frames = f["vectors"], f["lemmas"], f["frames"]
+    docs = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
+    verb_targets(docs, inducer)
+    targets = [list(doc.spans["targets"]) for doc in docs]
+    V, _, _ = embed_targets(nlp, docs, targets, progress=False)
+    spans = [s for t in targets for s in t]
+    frames = numpy.array([s.label_ for s in spans])
+    lemmas = [target_lemma(s) for s in spans]
+    base_scores = cluster_scores(frames, one_cluster_per_lemma(lemmas))
+    _, plu = twostep_cluster(X, fit_lemmas, params)
+    result: Dict[str, Any] = {"base_pair_ratio": base, "n_fit": int(len(X)), "n_plu": int(plu.max()) + 1,
+                              "n_verb_targets": len(spans), "1cpv": {k: round(base_scores[k], 2) for k in SCORE_KEYS}, "scales": {}}
+    for scale in [float(x) for x in scales.split(",")]:
+        labels = merge_pseudo_lus(X, plu, {"pair_ratio": base * scale})
+        inducer.set_clusters(X, labels.tolist(), frames=fit_frames.tolist(), lemmas=fit_lemmas.tolist())
+        entry = {"n_clusters": len(inducer.centroids.names)}
+        for assignment in ASSIGNMENTS:
+            ids = numpy.asarray(inducer.centroids.names)[inducer.assign(V, lemmas, assignment)]
+            scores = cluster_scores(frames, ids)
+            entry[assignment] = {k: round(scores[k], 2) for k in SCORE_KEYS}
+        result["scales"][str(scale)] = entry
+        typer.echo(f"scale {scale}: {entry['n_clusters']} clusters, BcF " + ", ".join(f"{a} {entry[a]['bcf']:.1f}" for a in ASSIGNMENTS)
+                   + f" (1cpv {base_scores['bcf']:.1f})")
+    result["time_s"] = round(time.time() - start, 1)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json(output, result)
+
+
+@app.command("mask-layers")
+def mask_layers_cli(
+    fold: int = typer.Option(0, "--fold", help="Rotation whose dev fold (k+1) is embedded and clustered"),
+    encoder: Path = typer.Option(ROOT / "assets" / "encoders" / "all-MiniLM-L6-v2", "--encoder", help="The untrained encoder"),
+    output: Path = typer.Option(ROOT / "metrics" / "frame_inducer" / "mask_layers.json", "--output"),
+    window: int = typer.Option(32, "--window", help="Context tokens each side of the mask (configs/inducer.cfg mask_window)"),
+    batch_size: int = typer.Option(64, "--batch-size"),
+):
+    """v_mask from every layer of the untrained encoder: the hidden state at [MASK] of each
+    layer (0 = the embeddings), alone (alpha = 1), clustered one-step and two-step on a
+    rotation's dev fold with the stopping criterion calibrated on it, as `run` scores
+    alpha = 1 on dev (`dev_bcf_by_alpha["1.0"]`); the last layer is the component's v_mask."""
+    import spacy
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from spacy_frames.clustering import calibrate_and_cluster, cluster_scores
+    from spacy_frames.induction_eval import load_instances, target_lemma
+    from spacy_frames.ml.frame_inducer import masked_texts
+    from spacy_frames.pipeline.frame_inducer import mix
+
+    start = time.time()
+    dev_fold = tuning_split(fold)["dev"]
+    docs = load_instances(fold_path(dev_fold), spacy.blank("en").vocab)
+    spans = [doc.spans["targets"][0] for doc in docs]
+    tokenizer = AutoTokenizer.from_pretrained(str(encoder))
+    model = AutoModel.from_pretrained(str(encoder)).eval()
+    texts = masked_texts([[span] for span in spans], tokenizer.mask_token, window)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    layers = None
+    with torch.no_grad():
+        for b in range(0, len(order), batch_size):
+            idx = order[b : b + batch_size]
+            batch = tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=128, return_tensors="pt")
+            hidden = model(**batch, output_hidden_states=True).hidden_states
+            is_mask = batch["input_ids"] == tokenizer.mask_token_id
+            positions = torch.where(is_mask.any(1), is_mask.int().argmax(1), torch.zeros_like(batch["input_ids"][:, 0]))
+            rows = torch.arange(len(idx))
+            if layers is None:
+                layers = [numpy.zeros((len(texts), h.shape[-1]), dtype="float32") for h in hidden]
+            for layer, h in zip(layers, hidden):
+                layer[idx] = h[rows, positions].numpy()
+    embedded = time.time()
+    frames = numpy.array([s.label_ for s in spans])
+    lemmas = numpy.array([target_lemma(s) for s in spans])
+    result: Dict[str, Any] = {"rotation": fold_rotation(fold), "dev_fold": dev_fold, "n_dev": len(spans), "encoder": str(encoder),
+                              "window": window, "layers": {}}
+    for i, vectors in enumerate(layers):
+        X = mix(vectors, None, 0.0)
+        entry = {}
+        for method in ("one-step", "two-step"):
+            _, labels = calibrate_and_cluster(method, X, lemmas, frames)
+            scores = cluster_scores(frames, labels)
+            entry[method] = {k: round(scores[k], 2) for k in ("bcf", "pif", "n_clusters")}
+        result["layers"][str(i)] = entry
+        typer.echo(f"layer {i}: one-step BcF {entry['one-step']['bcf']:.1f}, two-step BcF {entry['two-step']['bcf']:.1f}")
+    result["timing"] = {"embed_s": round(embedded - start, 1), "cluster_s": round(time.time() - embedded, 1)}
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json(output, result)
 
 
 @app.command("report")
@@ -262,7 +585,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.j
     runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
     if not runs:
         raise typer.BadParameter(f"no runs in {RUNS}: run some steps first")
-    names = [system + suffix for _, _, suffix in VARIANTS.values() for system in SYSTEMS]
+    names = [system + suffix + tuned for _, _, suffix in VARIANTS.values() for system in SYSTEMS for tuned in ("", "@tuned")]
     summary = summarize_runs(runs, names, N_FOLDS)
     data_file = ROOT / "metrics" / "frame_inducer_data.json"
     if data_file.exists():

@@ -250,3 +250,219 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, t
     before, after = transformer_weights(spacy.load(transformer_dir)), transformer_weights(trained)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
     assert trained.get_pipe("frame_inducer").model.get_ref("projection").get_dim("nO") == 16
+
+
+def _unit(*rows):
+    rows = numpy.asarray(rows, dtype="float32")
+    return rows / numpy.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def toy_fit():
+    """Fit-time instances in 2-d: "run" in clusters A (about 3 degrees) and B (84);
+    "walk" in C (44), between them; "go" in A too (at -45), which pulls A's centroid to
+    -13 degrees, away from run's sense in A."""
+    vectors = _unit([1, 0], [1, 0.1], [0.2, 1], [0, 1], [1, 1], [1, 0.9], [1, -1])
+    clusters = ["A", "A", "B", "B", "C", "C", "A"]
+    lemmas = ["run", "run", "run", "run", "walk", "walk", "go"]
+    return vectors, clusters, lemmas
+
+
+def test_seen_verb_goes_to_its_own_clusters_unseen_to_nearest():
+    inducer = spacy.blank("en").add_pipe("frame_inducer")
+    assert inducer.cfg["assignment"] == "verb"
+    vectors, clusters, lemmas = toy_fit()
+    ids = inducer.set_clusters(vectors, clusters, frames=None, lemmas=lemmas)
+    name = dict(zip(clusters, ids))
+    assert inducer.seen_lemmas == ["go", "run", "walk"]
+    assert inducer.cluster_info["n_lemmas"] == 3 and inducer.cluster_info["n_senses"] == 4
+    query = _unit([1, 0.95], [1, 0.95], [1, 0.95])  # nearest centroid overall: C
+    names = inducer.centroids.names
+    got = lambda lemmas, how=None: [names[i] for i in inducer.assign(query, lemmas, how)]
+    assert got(["run", "walk", "unseen"], "nearest") == [name["C"]] * 3
+    # run never was in C: it goes to the nearer of its own clusters; an unseen verb to C
+    assert got(["run", "walk", "unseen"]) == [name["B"], name["C"], name["C"]]
+    # at 40 degrees: B's centroid (84) is nearer than A's (-13), run's sense in A (3) nearer than B's
+    sense_query = _unit([1, 0.839])
+    assert [names[i] for i in inducer.assign(sense_query, ["run"], "verb")] == [name["B"]]
+    assert [names[i] for i in inducer.assign(sense_query, ["run"], "verb_sense")] == [name["A"]]
+    with pytest.raises(ValueError, match="unknown assignment"):
+        inducer.assign(query, ["run"] * 3, "closest")
+    with pytest.raises(ValueError, match="unknown assignment"):
+        spacy.blank("en").add_pipe("frame_inducer", config={"assignment": "closest"})
+    # without lemmas at fit time every target gets the nearest centroid overall
+    inducer.set_clusters(vectors, clusters)
+    assert not inducer.seen_lemmas and got(["run"] * 3) == [name["C"]] * 3
+
+
+def test_verb_senses_survive_serialization():
+    nlp = spacy.blank("en")
+    inducer = nlp.add_pipe("frame_inducer", config={"assignment": "verb_sense"})
+    vectors, clusters, lemmas = toy_fit()
+    inducer.set_clusters(vectors, clusters, frames=None, lemmas=lemmas)
+    query, query_lemmas = _unit([1, 0.839], [1, 0.95], [1, 0.95]), ["run", "run", "new"]
+    expected = inducer.assign(query, query_lemmas)
+    for loaded in (
+        spacy.blank("en").add_pipe("frame_inducer").from_bytes(inducer.to_bytes()),
+        _via_disk(inducer),
+    ):
+        assert loaded.cfg["assignment"] == "verb_sense" and loaded.seen_lemmas == inducer.seen_lemmas
+        assert loaded.senses["clusters"] == inducer.senses["clusters"]
+        numpy.testing.assert_array_equal(loaded.senses["vectors"], inducer.senses["vectors"])
+        numpy.testing.assert_array_equal(loaded.assign(query, query_lemmas), expected)
+    # a pipeline saved before senses were kept still loads (nearest centroid overall)
+    with make_tempdir() as tmp:
+        inducer.to_disk(tmp)
+        (tmp / "senses").unlink()
+        old = spacy.blank("en").add_pipe("frame_inducer").from_disk(tmp)
+    assert not old.seen_lemmas and len(old.centroids.names) == 3
+
+
+def _via_disk(inducer):
+    with make_tempdir() as tmp:
+        inducer.to_disk(tmp)
+        return spacy.blank("en").add_pipe("frame_inducer").from_disk(tmp)
+
+
+def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer, tmp_path):
+    """`spacy-frames induce --store-centroids`: the stored pipeline puts a seen verb's
+    target into one of the clusters its fit instances were in."""
+    from spacy_frames.cli.induce import induce
+
+    source = tmp_path / "input.spacy"
+    DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
+    stored = tmp_path / "stored"
+    result = induce(str(trained_inducer), source, tmp_path / "out.spacy", method="two-step", calibrate_on_input=True,
+                    store_centroids=stored, progress=False)
+    assert result["n_lemmas"] == len({row[3] for row in INSTANCES})
+    nlp = spacy.load(stored)
+    inducer = nlp.get_pipe("frame_inducer")
+    fitted = {}
+    for doc in DocBin().from_disk(tmp_path / "out.spacy").get_docs(nlp.vocab):
+        span = doc.spans["targets"][0]
+        fitted.setdefault(span._.lexical_unit.split(".")[0], set()).add(span._.induced_frame)
+    assert {lemma: set(c for l, c in zip(inducer.senses["lemmas"], inducer.senses["clusters"]) if l == lemma)
+            for lemma in inducer.seen_lemmas} == fitted
+    # an unseen sentence of a seen verb: one of that verb's clusters
+    doc = nlp.make_doc("They walked to the river .")
+    doc.spans["targets"] = [doc[1:2]]
+    doc.spans["targets"][0]._.lexical_unit = "walk.v"
+    assert nlp(doc).spans["targets"][0]._.induced_frame in fitted["walk"]
+
+
+def test_class_weights_are_a_model_parameter_with_their_own_learning_rate(tiny_bert, toy_folds, transformer_dir):
+    """Classification losses: the class weights live in the model (stepped by
+    finish_update, serialized with it) and move class_lr_scale times faster."""
+    softmax = {"components.frame_inducer.loss": {"@losses": "spacy-frames.SoftmaxLoss.v1"}}
+    moved = {}
+    for scale in (1.0, 100.0):
+        fix_random_seed(0)
+        nlp = initialized(tiny_bert, toy_folds, transformer_dir, **softmax, **{"components.frame_inducer.class_lr_scale": scale})
+        inducer = nlp.get_pipe("frame_inducer")
+        head = inducer.model.get_ref("class_weights")
+        before = head.get_param("W").copy()
+        assert before.shape == (inducer.cfg["max_classes"], inducer.model.get_dim("nO"))
+        optimizer = Adam(0.0001)
+        examples = examples_for(nlp)
+        for _ in range(5):
+            nlp.update(examples, sgd=optimizer, losses={})
+        n = len(inducer.labels)
+        moved[scale] = float(numpy.abs(head.get_param("W")[:n] - before[:n]).max())
+    # Adam moves an element by at most about lr per step at scale 1
+    assert moved[1.0] < 5 * 0.0001 * 1.5
+    assert moved[100.0] > 0.01 > 10 * moved[1.0]
+    # serialized with the model
+    data = inducer.to_bytes()
+    fresh = initialized(tiny_bert, toy_folds, transformer_dir, **softmax).get_pipe("frame_inducer")
+    fresh.from_bytes(data)
+    numpy.testing.assert_array_equal(fresh.model.get_ref("class_weights").get_param("W"), head.get_param("W"))
+    # losses without class weights leave the parameter unset
+    triplet = initialized(tiny_bert, toy_folds, transformer_dir).get_pipe("frame_inducer")
+    assert not triplet.model.get_ref("class_weights").has_param("W")
+
+
+def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path):
+    """scripts/frame_induction_experiment.py packaged: every assignment rule run through
+    the pipeline on the gold verb targets, beside one cluster per verb lemma."""
+    import sys
+    from pathlib import Path
+
+    from spacy_frames.cli.induce import induce
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import frame_induction_experiment as fie
+
+    source = tmp_path / "input.spacy"
+    DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
+    induce(str(trained_inducer), source, tmp_path / "out.spacy", calibrate_on_input=True, store_centroids=tmp_path / "m", progress=False)
+    nlp = spacy.load(tmp_path / "m")
+    docs = toy_instance_docs(nlp.vocab)
+    # a noun target is not scored, and an unseen verb counts as unseen
+    docs[0].spans["targets"] = list(docs[0].spans["targets"]) + [docs[0][3:4]]
+    docs[0].spans["targets"][1].label_ = "Text"
+    docs[0].spans["targets"][1]._.lexical_unit = "book.n"
+    docs[1].spans["targets"][0]._.lexical_unit = "donate.v"
+    result = fie.score_packaged(nlp, docs)
+    assert result["data"]["n_verb_targets"] == len(INSTANCES) and result["data"]["n_targets_seen_at_fit"] == len(INSTANCES) - 1
+    for assignment in ("nearest", "verb", "verb_sense"):
+        scores = result[assignment]
+        assert scores["all"]["n"] == len(INSTANCES) and scores["seen"]["n"] + scores["unseen"]["n"] == len(INSTANCES)
+        assert 0 < scores["all"]["bcf"] <= 100 and scores["all"]["1cpv"]["n_clusters"] == len({r[3] for r in INSTANCES}) + 1
+    assert result["configured_assignment"] == nlp.get_pipe("frame_inducer").cfg["assignment"] == "verb"
+
+
+def test_mask_layers_scores_every_layer_on_the_dev_fold(tiny_bert, toy_folds, tmp_path, monkeypatch):
+    import json
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import frame_induction_experiment as fie
+
+    read = []
+    monkeypatch.setattr(fie, "fold_path", lambda k: read.append(k) or toy_folds / f"fold{k}.spacy")
+    out = tmp_path / "layers.json"
+    result = CliRunner().invoke(fie.app, ["mask-layers", "--fold", "2", "--encoder", str(tiny_bert), "--output", str(out), "--window", "4"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert read == [0] and data["dev_fold"] == 0 and data["n_dev"] == len(INSTANCES)
+    assert len(data["layers"]) == 3  # the tiny BERT: embeddings + 2 layers
+    assert all(0 < entry[m]["bcf"] <= 100 for entry in data["layers"].values() for m in ("one-step", "two-step"))
+
+
+def test_fit_packaged_keeps_vectors_and_packaged_cut_sweeps(trained_inducer, tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli.induce import scale_cut
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import frame_induction_experiment as fie
+
+    assert scale_cut("two-step", {"kmax": 2, "pair_ratio": 0.1}, 0.5) == {"kmax": 2, "pair_ratio": 0.05, "cut_scale": 0.5}
+    with pytest.raises(ValueError, match="cut_scale"):
+        scale_cut("one-step", {"threshold": 1.0}, 0)
+    source = tmp_path / "input.spacy"
+    DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
+    runner = CliRunner()
+    for scale in ("1.0", "0.5"):
+        result = runner.invoke(fie.app, ["fit-packaged", str(trained_inducer), str(source), str(tmp_path / "out.spacy"),
+                                         "--store-centroids", str(tmp_path / f"m{scale}"), "--save-vectors", str(tmp_path / "v.npz"),
+                                         "--cut-scale", scale])
+        assert result.exit_code == 0, result.output
+    stored = spacy.load(tmp_path / "m0.5").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
+    base = spacy.load(tmp_path / "m1.0").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
+    assert stored["cut_scale"] == 0.5 and stored["pair_ratio"] == pytest.approx(base["pair_ratio"] / 2)
+    with numpy.load(tmp_path / "v.npz") as saved:
+        assert saved["vectors"].shape[0] == len(INSTANCES) and list(saved["frames"]) == [row[2] for row in INSTANCES]
+    out = tmp_path / "cut.json"
+    result = runner.invoke(fie.app, ["packaged-cut", str(tmp_path / "m0.5"), str(tmp_path / "v.npz"), str(source),
+                                     "--scales", "0.5,1", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["base_pair_ratio"] == pytest.approx(base["pair_ratio"]) and set(data["scales"]) == {"0.5", "1.0"}
+    assert data["n_verb_targets"] == len(INSTANCES) and all(0 < data["scales"]["1.0"][a]["bcf"] <= 100 for a in ("nearest", "verb", "verb_sense"))

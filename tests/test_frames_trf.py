@@ -41,10 +41,18 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     doc = nlp("The committee decided to postpone the vote after protesters blocked the entrance.")
     assert all(span._.induced_frame is not None for span in doc._.frames if span._.lexical_unit and span._.lexical_unit.endswith(".v"))
     assert nlp("")._.frames == [] and nlp("")._.discourse_relations == []
-    # discourse_sense runs its own copy too: the same senses as the standalone component
+    # discourse_sense runs its own copy too, each adjacent-sentence pair encoded as "Arg1
+    # [SEP] Arg2": the same senses as the standalone component given that pair
+    from spacy_frames.corpora.discourse import DiscourseRelation, input_doc, relation_doc
+
     text = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
-    assert nlp(text)._.discourse_relations == spacy.load(trained_discourse)(text)._.discourse_relations
-    assert len(nlp(text)._.discourse_relations) == 2
+    relations = nlp(text)._.discourse_relations
+    assert len(relations) == 2
+    standalone = spacy.load(trained_discourse)
+    for relation in relations:
+        rel = DiscourseRelation("t", "Implicit", text[slice(*relation["arg1"])], text[slice(*relation["arg2"])], [relation["sense"]])
+        expected = standalone(input_doc(standalone, relation_doc(standalone, rel, separator="[SEP]")))._.discourse_relations[0]
+        assert relation["sense"] == expected["sense"] and relation["score"] == pytest.approx(expected["score"], abs=1e-4)
     assert "discourse relations:" in format_doc(nlp(text))
     # media_framer with its own copy: the same frame scores as the standalone component
     from media_toy import ARTICLES

@@ -148,10 +148,12 @@ def test_discourse_experiment_settings_are_valid_overrides():
     # the ablations share one length; `packaged` keeps the config's (the main job's)
     ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if not k.startswith("packaged")}
     assert {s["training.max_steps"] for s in ablations.values()} == {600}
-    assert "training.max_steps" not in discourse_experiment.SETTINGS["packaged"]
-    # the main job's two candidates train at the same compute: 2 epochs with copies, 4 without
+    # the main job's two candidates train at the same compute: 2 epochs with copies, 4 without;
+    # the config is the CE one
     config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=True)
-    assert discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"] == 2 * config["training"]["max_steps"]
+    assert discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"] == 2 * discourse_experiment.SETTINGS["packaged"]["training.max_steps"]
+    assert config["training"]["max_steps"] == discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"]
+    assert config["components"]["discourse_sense"]["contrastive_weight"] == 0.0 and not config["corpora"]["train"]["augment"]
     assert config["components"]["discourse_sense"]["separator"] == config["corpora"]["train"]["separator"] == config["corpora"]["dev"]["separator"]
 
 

@@ -5,13 +5,16 @@ Every target the pipeline's frame_inducer handles (its POS list; from
 clustered (two-step, one-step or the FAISS path for large corpora), and the docs are
 written back with `span._.induced_frame` (and `span._.induced_frame_label`, the most
 common gold frame of the cluster when the input has gold frames). With
-`store_centroids`, the pipeline is saved with these clusters as its centroids, so
-`nlp(text)` assigns new targets to them.
+`store_centroids`, the pipeline is saved with these clusters as its centroids and
+with the clusters each verb lemma's instances were put in, so `nlp(text)` assigns new
+targets to them (a seen verb's target to the nearest of its own clusters; see the
+component's `assignment`).
 
 The stopping criterion of each method is calibrated on a corpus with gold frames:
 `dev` (instances in the same format), or the input itself when `calibrate_on_input`
 (e.g. the training instances of the packaged inducer), or else the calibration stored
-with the pipeline's centroids.
+with the pipeline's centroids. `cut_scale` makes the calibrated cut finer or coarser,
+`save_vectors` keeps the embeddings (.npz: vectors, lemmas, frames) for re-clustering.
 """
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -30,6 +33,8 @@ def induce(
     dev: Optional[Path] = None,
     calibrate_on_input: bool = False,
     store_centroids: Optional[Path] = None,
+    save_vectors: Optional[Path] = None,
+    cut_scale: float = 1.0,
     batch_size: int = 64,
     progress: bool = True,
     seed: int = 0,
@@ -63,8 +68,16 @@ def induce(
     gold = [span.label_ or None for span in spans]
     params = _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress)
     params = {key: (value.item() if hasattr(value, "item") else value) for key, value in params.items()}  # JSON-able
+    if cut_scale != 1.0:
+        params = scale_cut(method, params, cut_scale)
+    if save_vectors is not None:
+        save_vectors = Path(save_vectors)
+        save_vectors.parent.mkdir(parents=True, exist_ok=True)
+        numpy.savez(save_vectors, vectors=vectors, lemmas=lemmas, frames=numpy.array([g or "" for g in gold]))
     labels = cluster(method, vectors, lemmas, params)
-    ids = inducer.set_clusters(vectors, labels.tolist(), frames=gold, info={"method": method, "params": {method: params}})
+    ids = inducer.set_clusters(
+        vectors, labels.tolist(), frames=gold, info={"method": method, "params": {method: params}}, lemmas=lemmas.tolist()
+    )
     for span, cluster_id in zip(spans, ids):
         span._.induced_frame = cluster_id
         span._.induced_frame_label = inducer.cluster_labels.get(cluster_id)
@@ -73,10 +86,21 @@ def induce(
     DocBin(docs=docs, store_user_data=True).to_disk(output_path)
     if store_centroids is not None:
         nlp.to_disk(store_centroids)
-    result = {"method": method, "params": params, "n_targets": n, "n_clusters": len(set(ids)), "alpha": inducer.cfg["alpha"]}
+    result = {"method": method, "params": params, "n_targets": n, "n_clusters": len(set(ids)), "alpha": inducer.cfg["alpha"],
+              "n_lemmas": inducer.cluster_info["n_lemmas"], "n_senses": inducer.cluster_info["n_senses"]}
     if all(gold):
         result["scores"] = cluster_scores(gold, labels)
     return result
+
+
+def scale_cut(method: str, params: Dict[str, Any], scale: float) -> Dict[str, Any]:
+    """The calibrated stopping criterion made finer (< 1) or coarser (> 1): two-step's
+    pair_ratio (the share of pseudo-LU pairs put in one cluster) or the one-step / faiss
+    cut height, times `scale`."""
+    if not scale > 0:
+        raise ValueError(f"cut_scale must be > 0, got {scale}")
+    key = "pair_ratio" if method == "two-step" else "threshold"
+    return dict(params, **{key: float(params[key]) * scale, "cut_scale": scale})
 
 
 def _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress) -> Dict[str, Any]:

@@ -6,7 +6,11 @@
   copy of the encoder (`spacy-frames.MaskedTargetEncoder.v1`), the vector at the mask.
   The component ties that copy to the shared transformer's own torch module, so both
   vectors come from the same weights; it only runs when the component's alpha > 0;
-- an optional linear projection (a trainable head when the transformer is frozen).
+- an optional linear projection (a trainable head when the transformer is frozen);
+- the class weights of the classification losses (softmax, ArcFace, AdaCos): a
+  parameter-only layer (`class_weights`, param "W" of shape (nC, nO)) that the forward
+  pass does not use; the component sizes and initialises it when its loss needs it, so
+  the optimizer steps it in finish_update and it is serialized with the model.
 
 The model maps (docs, targets) to (v_word, v_mask or None), unnormalised; the
 component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
@@ -20,6 +24,8 @@ from thinc.types import Floats2d
 
 InducerInput = Tuple[List[Doc], List[List[Span]], bool]
 InducerOutput = Tuple[Floats2d, Optional[Floats2d]]
+# name of the class-weight layer (a reference of the model)
+CLASS_WEIGHTS = "class_weights"
 
 
 @registry.architectures("spacy-frames.FrameInducer.v1")
@@ -42,6 +48,8 @@ def build_frame_inducer(
     projection = Linear(nO=projection_width) if projection_width > 0 else None
     if projection is not None:
         layers.append(projection)
+    class_weights = build_class_weights()
+    layers.append(class_weights)
     model = Model(
         "frame_inducer",
         frame_inducer_forward,
@@ -54,7 +62,18 @@ def build_frame_inducer(
     model.set_ref("pooler", pooler)
     model.set_ref("mask_encoder", mask_encoder)
     model.set_ref("projection", projection)
+    model.set_ref(CLASS_WEIGHTS, class_weights)
     return model
+
+
+def build_class_weights() -> Model:
+    """A (nC, nO) parameter "W", one row per class, left unset until the component
+    initialises it; it has no forward computation of its own (the loss reads W)."""
+
+    def forward(model: Model, X, is_train: bool):
+        return model.get_param("W"), lambda dY: X
+
+    return Model(CLASS_WEIGHTS, forward, params={"W": None}, dims={"nC": None, "nO": None})
 
 
 def frame_inducer_init(model: Model, X: Optional[InducerInput] = None, Y=None) -> None:

@@ -5,16 +5,21 @@ Learning". Each target gets an embedding v = norm((1 - alpha) * v_word + alpha *
 (ml/frame_inducer.py). Fine-tuning pulls instances of the same frame together with a
 deep-metric-learning loss (triplet, contrastive, softmax, ArcFace, AdaCos; losses.py).
 Clustering is done offline over many instances (`spacy-frames induce`, clustering/):
-its clusters are stored here as L2-normalised centroids, and at run time every
-target whose part of speech was trained gets the nearest centroid (FAISS inner
-product): `span._.induced_frame` ("F0042") and `span._.induced_frame_label`, the
-FrameNet frame most common among the cluster's known instances (None when it has none).
+its clusters are stored here as L2-normalised centroids, with the clusters each verb
+lemma's instances ended up in (its "senses": the mean of its instances in each of
+those clusters). At run time every target whose part of speech was trained gets a
+cluster (`assignment`): by default an instance of a verb seen at fit time goes to the
+nearest of that verb's own clusters, and only an unseen verb's instance to the nearest
+cluster overall (FAISS inner product), which keeps the two-step structure the
+clusters came from. `span._.induced_frame` ("F0042") and `span._.induced_frame_label`,
+the FrameNet frame most common among the cluster's known instances (None when it has none).
 
 Targets are read from `doc.spans[spans_key]` (frame_identifier's output) when the doc
 has it, else from `doc.spans[targets_key]` (preset targets).
 """
 import warnings
 from itertools import islice
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -31,10 +36,10 @@ from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..lexicon import UPOS_TO_FN, fn_pos
 from ..losses import TripletLoss
 from ..ml.frame_identifier import l2_normalize
-from ..ml.frame_inducer import optional_ref
+from ..ml.frame_inducer import CLASS_WEIGHTS, optional_ref
 from ..retrieval import FrameIndex
 from .base import CfgLabels, SerializablePipe, default_tok2vec_config
-from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
+from .sharing import skip_batch, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -45,6 +50,12 @@ mask_window = 32
 DEFAULT_FRAME_INDUCER_MODEL = Config().from_str(default_model_config)["model"]
 
 CLUSTER_PREFIX = "F"
+# how a target gets its cluster: "nearest" centroid overall; "verb": the nearest of the
+# clusters its verb lemma's instances were in at fit time; "verb_sense": the cluster of
+# the nearest of that verb's senses (the mean of its fit instances in each of those
+# clusters). With "verb" and "verb_sense", a verb unseen at fit time gets the nearest
+# centroid overall.
+ASSIGNMENTS = ("nearest", "verb", "verb_sense")
 
 
 @Language.factory(
@@ -60,6 +71,8 @@ CLUSTER_PREFIX = "F"
         "max_classes": 2048,
         "tie_mask_encoder": True,
         "mask_in_training": False,
+        "assignment": "verb",
+        "class_lr_scale": 100.0,
         "loss": {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
         "scorer": {"@scorers": "spacy-frames.frame_inducer_scorer.v1"},
     },
@@ -77,6 +90,8 @@ def make_frame_inducer(
     max_classes: int,
     tie_mask_encoder: bool,
     mask_in_training: bool,
+    assignment: str,
+    class_lr_scale: float,
     loss: Callable,
     scorer: Optional[Callable],
 ) -> "FrameInducer":
@@ -93,13 +108,19 @@ def make_frame_inducer(
     tie_mask_encoder (bool): make the mask encoder run the shared transformer's weights.
     mask_in_training (bool): train the mixed vector (1 - alpha) * v_word + alpha * v_mask
         (two passes per batch) instead of v_word alone; alpha is the configured one.
+    assignment (str): how a target gets its cluster, one of ASSIGNMENTS: "verb" (the
+        nearest of its verb lemma's clusters from fit time; an unseen verb's target the
+        nearest centroid overall), "verb_sense" (the nearest of that verb's senses) or
+        "nearest" (the nearest centroid overall).
+    class_lr_scale (float): learning-rate multiplier of the class weights of the
+        classification losses against the encoder's (the optimizer's `lr_scale`).
     loss (Callable): deep-metric-learning loss (spacy-frames.TripletLoss.v1, ...).
     scorer (Optional[Callable]): scoring method.
     """
     return FrameInducer(
         nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, pos=pos, alpha=alpha,
         max_classes=max_classes, tie_mask_encoder=tie_mask_encoder, mask_in_training=mask_in_training,
-        loss=loss, scorer=scorer,
+        assignment=assignment, class_lr_scale=class_lr_scale, loss=loss, scorer=scorer,
     )
 
 
@@ -120,12 +141,17 @@ class FrameInducer(CfgLabels, SerializablePipe):
         max_classes: int = 2048,
         tie_mask_encoder: bool = True,
         mask_in_training: bool = False,
+        assignment: str = "verb",
+        class_lr_scale: float = 100.0,
         loss: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         unknown = [p for p in pos if p not in UPOS_TO_FN]
         if unknown:
             raise ValueError(f"frame_inducer: unknown POS {unknown}; use some of {sorted(UPOS_TO_FN)}")
+        check_assignment(assignment)
+        if not class_lr_scale > 0:
+            raise ValueError(f"frame_inducer: class_lr_scale must be > 0, got {class_lr_scale}")
         install_extensions()
         self.vocab = vocab
         self.model = model
@@ -138,6 +164,8 @@ class FrameInducer(CfgLabels, SerializablePipe):
             "max_classes": max_classes,
             "tie_mask_encoder": tie_mask_encoder,
             "mask_in_training": mask_in_training,
+            "assignment": assignment,
+            "class_lr_scale": float(class_lr_scale),
             "labels": [],
         }
         self.set_alpha(alpha)
@@ -146,9 +174,10 @@ class FrameInducer(CfgLabels, SerializablePipe):
         self.centroids = FrameIndex()  # names = cluster ids, vectors = centroids
         self.cluster_labels: Dict[str, Optional[str]] = {}
         self.cluster_info: Dict[str, Any] = {}
-        self._class_weights: Optional[numpy.ndarray] = None  # training only, not serialized
+        # the verbs seen at fit time: one row per (lemma, cluster) its instances were in
+        self.senses: Dict[str, Any] = empty_senses()
+        self._sense_rows: Dict[str, List[int]] = {}
         self._rows_cache: Dict[str, int] = {}
-        self._pending: List[Tuple[Any, Any]] = []
         self._tied = False
         self._warned_no_centroids = False
 
@@ -200,8 +229,42 @@ class FrameInducer(CfgLabels, SerializablePipe):
         if not sum(len(t) for t in targets) or not len(self.centroids.names):
             return {"targets": targets, "ids": None}
         vectors, _, _ = self.embed(docs, targets)
-        _, ids = self.centroids.search(vectors, 1)
-        return {"targets": targets, "ids": ids[:, 0]}
+        lemmas = [target_lemma(span) for doc_targets in targets for span in doc_targets]
+        return {"targets": targets, "ids": self.assign(vectors, lemmas)}
+
+    def assign(self, vectors: numpy.ndarray, lemmas: Sequence[str], assignment: Optional[str] = None) -> numpy.ndarray:
+        """The centroid row (into `self.centroids.names`) of each embedded target, by the
+        rule `assignment` (default: the component's; see ASSIGNMENTS); `lemmas`: each
+        target's verb lemma (`target_lemma`)."""
+        assignment = check_assignment(assignment or self.cfg["assignment"])
+        vectors = numpy.ascontiguousarray(vectors, dtype="float32")
+        if len(vectors) != len(lemmas):
+            raise ValueError(f"[{self.name}] assign: {len(vectors)} vectors, {len(lemmas)} lemmas")
+        _, nearest = self.centroids.search(vectors, 1)
+        ids = nearest[:, 0].astype("int64")
+        if assignment == "nearest" or not self._sense_rows:
+            return ids
+        by_lemma: Dict[str, List[int]] = {}
+        for i, lemma in enumerate(lemmas):
+            if lemma in self._sense_rows:
+                by_lemma.setdefault(lemma, []).append(i)
+        cluster_row = {name: i for i, name in enumerate(self.centroids.names)}
+        sense_clusters = [cluster_row[c] for c in self.senses["clusters"]]
+        for lemma, idx in by_lemma.items():
+            rows = self._sense_rows[lemma]
+            if assignment == "verb":
+                candidates = sorted({sense_clusters[r] for r in rows})
+                scores = vectors[idx] @ self.centroids.matrix[candidates].T
+                ids[idx] = numpy.asarray(candidates)[scores.argmax(axis=1)]
+            else:
+                scores = vectors[idx] @ self.senses["vectors"][rows].T
+                ids[idx] = numpy.asarray([sense_clusters[r] for r in rows])[scores.argmax(axis=1)]
+        return ids
+
+    @property
+    def seen_lemmas(self) -> List[str]:
+        """The verb lemmas whose instances were clustered at fit time."""
+        return sorted(self._sense_rows)
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         targets, ids = predictions["targets"], predictions["ids"]
@@ -236,16 +299,20 @@ class FrameInducer(CfgLabels, SerializablePipe):
         clusters: Sequence[int],
         frames: Optional[Sequence[Optional[str]]] = None,
         info: Optional[Dict[str, Any]] = None,
+        lemmas: Optional[Sequence[str]] = None,
     ) -> List[str]:
         """Store the clusters of embedded instances as centroids; returns the cluster id
         ("F0000", ...) of each instance. `frames`: the known frame of each instance (or
-        None), from which each cluster's most common frame is its label."""
+        None), from which each cluster's most common frame is its label. `lemmas`: each
+        instance's verb lemma (`target_lemma`), from which the clusters of every verb seen
+        here are kept for the "verb" and "verb_sense" assignments (without them, targets
+        get the nearest centroid overall)."""
         from collections import Counter, defaultdict
 
         from ..clustering import centroids
 
         vectors = numpy.asarray(vectors, dtype="float32")
-        if len(vectors) != len(clusters) or (frames is not None and len(frames) != len(clusters)):
+        if len(vectors) != len(clusters) or any(x is not None and len(x) != len(clusters) for x in (frames, lemmas)):
             raise ValueError(f"[{self.name}] set_clusters: {len(vectors)} vectors, {len(clusters)} cluster ids")
         if not len(vectors):
             raise ValueError(f"[{self.name}] set_clusters: no instances to build centroids from")
@@ -260,8 +327,24 @@ class FrameInducer(CfgLabels, SerializablePipe):
             if frame:
                 counts[names[c]][frame] += 1
         self.cluster_labels = {name: (counts[name].most_common(1)[0][0] if counts[name] else None) for name in names.values()}
-        self.cluster_info = dict(info or {}, n_clusters=len(order), n_instances=len(vectors), alpha=self.cfg["alpha"])
-        return [names[c] for c in clusters]
+        ids = [names[c] for c in clusters]
+        self._set_senses(make_senses(vectors, ids, lemmas) if lemmas is not None else empty_senses())
+        self.cluster_info = dict(
+            info or {}, n_clusters=len(order), n_instances=len(vectors), alpha=self.cfg["alpha"],
+            n_lemmas=len(self._sense_rows), n_senses=len(self.senses["clusters"]),
+        )
+        return ids
+
+    def _set_senses(self, senses: Dict[str, Any]) -> None:
+        self.senses = {
+            "lemmas": list(senses["lemmas"]),
+            "clusters": list(senses["clusters"]),
+            "vectors": numpy.ascontiguousarray(senses["vectors"], dtype="float32"),
+        }
+        rows: Dict[str, List[int]] = {}
+        for i, lemma in enumerate(self.senses["lemmas"]):
+            rows.setdefault(lemma, []).append(i)
+        self._sense_rows = rows
 
     # -- training -----------------------------------------------------------------------
     def _gold(self, examples: Sequence[Example]) -> Tuple[List[List[Span]], List[str]]:
@@ -321,11 +404,12 @@ class FrameInducer(CfgLabels, SerializablePipe):
             return float(loss), d_vectors
         # only the rows of frames seen so far take part: unused rows would join every softmax
         n_classes = len(self.cfg["labels"])
-        weights = ops.asarray(self._class_weights[:n_classes])
-        (d_vectors, d_weights), loss = self.loss((vectors, weights), labels)
-        grad = numpy.zeros_like(self._class_weights)
-        grad[:n_classes] = ops.to_numpy(d_weights)
-        self._pending.append(("class_weights", grad))
+        layer = self.model.get_ref(CLASS_WEIGHTS)
+        weights = layer.get_param("W")
+        (d_vectors, d_weights), loss = self.loss((vectors, weights[:n_classes]), labels)
+        grad = ops.alloc2f(*weights.shape)
+        grad[:n_classes] = d_weights
+        layer.inc_grad("W", grad)
         return float(loss), d_vectors
 
     def _class_row(self, frame: str) -> int:
@@ -337,8 +421,6 @@ class FrameInducer(CfgLabels, SerializablePipe):
                 )
             self._label_rows[frame] = len(labels)
             labels.append(frame)
-        if getattr(self.loss, "needs_class_weights", False) and self._class_weights is None:
-            self._init_class_weights()
         return self._label_rows[frame]
 
     @property
@@ -349,18 +431,33 @@ class FrameInducer(CfgLabels, SerializablePipe):
         return self._rows_cache
 
     def _init_class_weights(self) -> None:
+        """The class-weight table of the classification losses: a parameter of the model
+        (its `class_weights` layer), max_classes rows of N(0, 1 / width)."""
+        layer = self.model.get_ref(CLASS_WEIGHTS)
         width = self.model.get_dim("nO")
+        layer.set_dim("nC", self.cfg["max_classes"])
+        layer.set_dim("nO", width)
         rng = numpy.random.default_rng(0)
-        self._class_weights = (rng.standard_normal((self.cfg["max_classes"], width)) / numpy.sqrt(width)).astype("float32")
+        weights = (rng.standard_normal((self.cfg["max_classes"], width)) / numpy.sqrt(width)).astype("float32")
+        layer.set_param("W", layer.ops.asarray2f(weights))
 
     def finish_update(self, sgd: Optimizer) -> None:
+        """Step every parameter with `sgd`; the class weights with their own learning rate,
+        `class_lr_scale` times the encoder's (the optimizer's per-call `lr_scale`: Adam's
+        step is lr_scale * lr * m / sqrt(v), so this is a real learning rate, not a gradient
+        scale, which Adam would cancel)."""
         # the tied mask encoder shares the transformer's weights, which the transformer steps
         tied = optional_ref(self.model, "mask_encoder").layers[0] if self._tied else None
-        finish_update_skipping(self.model, sgd, tied)
-        for key, grad in self._pending:
-            flat, _ = sgd((self.model.id, key), self._class_weights.ravel(), grad.ravel())
-            self._class_weights = self.model.ops.to_numpy(flat).reshape(self._class_weights.shape)
-        self._pending = []
+        head = self.model.get_ref(CLASS_WEIGHTS)
+        for node in self.model.walk():
+            if node is not tied:
+                for shim in node.shims:
+                    shim.finish_update(sgd)
+            lr_scale = self.cfg["class_lr_scale"] if node is head else 1.0
+            for name in node.param_names:
+                if node.has_grad(name):
+                    param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name), lr_scale=lr_scale)
+                    node.set_param(name, param)
 
     def initialize(
         self,
@@ -382,7 +479,8 @@ class FrameInducer(CfgLabels, SerializablePipe):
         if labels:
             self.cfg["labels"] = list(labels)
         self.model.initialize(X=(sample, [[doc[:1]] if len(doc) else [] for doc in sample], False))
-        self._class_weights = None
+        if getattr(self.loss, "needs_class_weights", False):
+            self._init_class_weights()
         mask_encoder = optional_ref(self.model, "mask_encoder")
         if mask_encoder is not None and self.cfg["tie_mask_encoder"]:
             if nlp is None:
@@ -405,6 +503,13 @@ class FrameInducer(CfgLabels, SerializablePipe):
                 lambda p: srsly.write_json(p, self._clusters_dict()),
                 lambda p: self._set_clusters_dict(srsly.read_json(p)),
             ),
+            "senses": (
+                lambda: srsly.msgpack_dumps(self.senses),
+                lambda b: self._set_senses(srsly.msgpack_loads(b)),
+                lambda p: srsly.write_msgpack(p, self.senses),
+                # pipelines fitted before senses were kept: nearest centroid overall
+                lambda p: self._set_senses(srsly.read_msgpack(p)) if Path(p).exists() else None,
+            ),
         }
 
     def _clusters_dict(self) -> Dict[str, Any]:
@@ -413,6 +518,36 @@ class FrameInducer(CfgLabels, SerializablePipe):
     def _set_clusters_dict(self, data: Dict[str, Any]) -> None:
         self.cluster_labels = dict(data.get("labels", {}))
         self.cluster_info = dict(data.get("info", {}))
+
+
+def check_assignment(assignment: str) -> str:
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(f"frame_inducer: unknown assignment {assignment!r}; use one of {', '.join(ASSIGNMENTS)}")
+    return assignment
+
+
+def target_lemma(span: Span) -> str:
+    """The verb lemma of a target: from its lexical unit ("give up.v" -> "give up") when it
+    has one, else its tokens' lemmas (or lowercase forms)."""
+    lu = span._.lexical_unit
+    if lu:
+        return lu.rsplit(".", 1)[0]
+    return " ".join(t.lemma_ or t.lower_ for t in span).lower()
+
+
+def empty_senses() -> Dict[str, Any]:
+    return {"lemmas": [], "clusters": [], "vectors": numpy.zeros((0, 0), dtype="float32")}
+
+
+def make_senses(vectors: numpy.ndarray, ids: Sequence[str], lemmas: Sequence[str]) -> Dict[str, Any]:
+    """One row per (lemma, cluster id) pair of the instances: the L2-normalised mean of
+    that lemma's instances in that cluster."""
+    from ..clustering import centroids
+
+    pairs = sorted(set(zip(lemmas, ids)))
+    row = {pair: i for i, pair in enumerate(pairs)}
+    _, means = centroids(vectors, [row[pair] for pair in zip(lemmas, ids)])
+    return {"lemmas": [lemma for lemma, _ in pairs], "clusters": [c for _, c in pairs], "vectors": means}
 
 
 def mix(v_word: numpy.ndarray, v_mask: Optional[numpy.ndarray], alpha: float) -> numpy.ndarray:
