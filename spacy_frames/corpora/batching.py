@@ -41,15 +41,21 @@ def create_relation_batcher(size: int, buffer: int = 100000) -> Callable[[Iterab
     if size < 1 or buffer < 1:
         raise ValueError(f"relation_batcher: size and buffer must be >= 1, got {size} and {buffer}")
 
+    return pooled_batcher(buffer, lambda pool: relation_batches(pool, size))
+
+
+def pooled_batcher(buffer: int, make_batches: Callable[[List[Example]], Iterator[List[Example]]]) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
+    """A batcher that collects `buffer` examples at a time and batches each pool."""
+
     def batcher(examples: Iterable[Example]) -> Iterator[List[Example]]:
         pool: List[Example] = []
         for eg in examples:
             pool.append(eg)
             if len(pool) >= buffer:
-                yield from relation_batches(pool, size)
+                yield from make_batches(pool)
                 pool = []
         if pool:
-            yield from relation_batches(pool, size)
+            yield from make_batches(pool)
 
     return batcher
 
@@ -75,17 +81,7 @@ def create_contrast_batcher(size: int, min_positives: int = 2, buffer: int = 500
     if size < 1 or min_positives < 0:
         raise ValueError(f"contrast_batcher: size must be >= 1 and min_positives >= 0, got {size} and {min_positives}")
 
-    def batcher(examples: Iterable[Example]) -> Iterator[List[Example]]:
-        pool: List[Example] = []
-        for eg in examples:
-            pool.append(eg)
-            if len(pool) >= buffer:
-                yield from contrast_batches(pool, size, min_positives)
-                pool = []
-        if pool:
-            yield from contrast_batches(pool, size, min_positives)
-
-    return batcher
+    return pooled_batcher(buffer, lambda pool: contrast_batches(pool, size, min_positives))
 
 
 def contrast_batches(pool: List[Example], size: int, min_positives: int) -> Iterator[List[Example]]:
