@@ -3,10 +3,16 @@ split of corpus/media_frames: the label prior, the challenge's word n-gram SVM, 
 and multilingual USE vectors + one-vs-rest logistic regression, and (English) a small SetFit run.
 
     python scripts/media_baselines.py corpus/media_frames metrics/media_framer/baselines.json [--skip-setfit]
+    python scripts/media_baselines.py corpus/media_frames metrics/media_framer/baselines.json --only lolo
 
 Settings: English (en train / dev / test), multilingual (all train, all dev, test per language)
 and zero-shot (each of fr ge it po held out: train and dev of the other four). Anything tuned
 (C, thresholds) is tuned on dev only; all scores come from spacy_frames.media_eval.
+"lolo" is ../shared/BASELINES.md's multilingual floor, as it is described there: frozen USE
++ one-vs-rest logistic regression (C = 4), one threshold 0.3, trained on the other four
+languages (every labelled article: "use_lr"; their train splits only: "use_lr_train_splits"),
+tested on every labelled article of the held-out one (en too). `--only SECTION,...` runs
+some sections and keeps the others of an existing output file.
 Embeddings are cached per article set in training/media_baselines_cache/.
 """
 import json
@@ -34,6 +40,9 @@ SVM_C = (0.001, 0.01, 0.1, 1.0)
 LR_C = (0.25, 1.0, 4.0, 16.0)
 CHUNK = 256  # wordpieces per MiniLM window, [CLS] and [SEP] included (its max_seq_length)
 MAX_PARAGRAPHS = 40
+
+
+SECTIONS = ("english", "multilingual", "zero_shot", "lolo", "setfit")
 
 
 class Split(NamedTuple):
@@ -115,6 +124,27 @@ def lr_system(Xtr, ytr, Xdev, ydev, Xtests, grid=LR_C):
     _, c, model, thresholds = best
     return (model.predict_proba(Xdev) >= thresholds, [model.predict_proba(X) >= thresholds for X in Xtests],
             {"C": c, "thresholds": dict(zip(MEDIA_FRAMES, thresholds.round(2).tolist()))})
+
+
+LOLO_C = 4.0
+LOLO_THRESHOLD = 0.3
+
+
+def lolo_use_lr(vectors: Dict, gold: Dict, held: str, train_splits=("train", "dev", "test")) -> Dict:
+    """BASELINES.md's floor for one held-out language: fit on `train_splits` of the other four
+    languages, fixed C and threshold (nothing tuned), score every labelled article of `held`."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    train = [(l, s) for l in LANGUAGES if l != held for s in train_splits]
+    test = [(held, s) for s in ("train", "dev", "test")]
+    if any(l == held for l, _ in train):  # pragma: no cover - guarded by construction
+        raise ValueError("the held-out language is in the training data")
+    model = OneVsRestClassifier(LogisticRegression(C=LOLO_C, max_iter=2000))
+    model.fit(numpy.concatenate([vectors[k] for k in train]), numpy.concatenate([gold[k] for k in train]))
+    y = numpy.concatenate([gold[k] for k in test])
+    pred = model.predict_proba(numpy.concatenate([vectors[k] for k in test])) >= LOLO_THRESHOLD
+    return {**scored(y, pred), "n": int(len(y))}
 
 
 # --- embeddings, cached per article set ---
@@ -206,6 +236,7 @@ def main(
     encoder: Path = typer.Option(ROOT / "assets/encoders/all-MiniLM-L6-v2", "--encoder", help="MiniLM (Hugging Face folder)"),
     skip_setfit: bool = typer.Option(False, "--skip-setfit", help="Do not run SetFit"),
     setfit_max_steps: int = typer.Option(80, "--setfit-max-steps", help="Cap on SetFit's contrastive steps (CPU time)"),
+    only: str = typer.Option("", "--only", help="Comma-separated sections to run (english, multilingual, zero_shot, lolo, setfit); the others are kept from OUTPUT"),
 ):
     # fmt: on
     """Measure the media-framing baselines and write them as JSON."""
@@ -217,6 +248,10 @@ def main(
     if not (encoder / "config.json").is_file():
         raise typer.BadParameter(f"no Hugging Face model in {encoder}: run `spacy project run assets`",
                                  param_hint="--encoder")
+    sections = set(SECTIONS) if not only else {x.strip() for x in only.split(",") if x.strip()}
+    unknown = sections - set(SECTIONS)
+    if unknown:
+        raise typer.BadParameter(f"unknown section(s) {sorted(unknown)}; choose from {', '.join(SECTIONS)}", param_hint="--only")
     started = time.time()
     random.seed(SEED), numpy.random.seed(SEED)
     warnings.filterwarnings("ignore")  # sklearn: constant labels, liblinear convergence
@@ -231,6 +266,8 @@ def main(
 
     vectors: Dict[str, Dict] = {}
     for name, tag in (("minilm", f"minilm-{encoder.name}"), ("use", "use-v3")):
+        if name == "minilm" and not sections & {"english", "multilingual", "zero_shot"}:
+            continue
         start = time.time()
         vectors[name] = {key: cached(tag, split, lambda texts, desc, n=name: embed(n, texts, desc))
                          for key, split in data.items()}
@@ -259,17 +296,30 @@ def main(
         return scored(gold(dev), dev_pred), test_preds, settings
 
     report = {"split": str(corpus / "split.json"), "english": {}, "multilingual": {}, "zero_shot": {}}
-    for name in systems:  # English few-shot
+    if only and output.is_file():  # keep the sections not run now
+        report = {**report, **json.loads(output.read_text())}
+        for section in sections & {"english", "multilingual", "zero_shot"}:
+            report[section] = {}
+    if "lolo" in sections:  # BASELINES.md's leave-one-language-out floor
+        golds = {k: split.gold for k, split in data.items()}
+        report["lolo"] = {"setting": f"frozen USE + LR (C={LOLO_C}), threshold {LOLO_THRESHOLD} for all frames; "
+                                     "test: every labelled article of the held-out language"}
+        for variant, splits in (("use_lr", ("train", "dev", "test")), ("use_lr_train_splits", ("train",))):
+            result = {held: lolo_use_lr(vectors["use"], golds, held, splits) for held in LANGUAGES}
+            result["mean"] = {m: round(float(numpy.mean([result[l][m] for l in LANGUAGES])), 4) for m in ("micro_f1", "macro_f1")}
+            report["lolo"][variant] = {**result, "trained_on": list(splits)}
+            typer.echo(f"lolo {variant}: " + ", ".join(f"{l} {result[l]['micro_f1']}" for l in LANGUAGES) + f", mean {result['mean']}")
+    for name in systems if "english" in sections else []:  # English few-shot
         dev, (test_pred,), settings = run("english", name, ["en"], ["en"])
         test = scored(data["en", "test"].gold, test_pred, per_frame=True)
         report["english"][name] = {"dev": dev, "test": test, "settings": settings}
         typer.echo(f"english {name}: dev {dev}, test micro-F1 {test['micro_f1']}")
-    for name in systems:  # multilingual: every language's train and dev
+    for name in systems if "multilingual" in sections else []:  # multilingual: every language's train and dev
         dev, test_preds, settings = run("multilingual", name, LANGUAGES, LANGUAGES)
         tests = {l: scored(data[l, "test"].gold, p) for l, p in zip(LANGUAGES, test_preds)}
         report["multilingual"][name] = {"dev": dev, "test": tests, "settings": settings}
     held_out = [l for l in LANGUAGES if l != "en"]
-    for name in systems:  # zero-shot: one language held out, train and dev of the other four
+    for name in systems if "zero_shot" in sections else []:  # zero-shot: one language held out, train and dev of the other four
         result, settings = {}, {}
         for held in held_out:
             rest = [l for l in LANGUAGES if l != held]
@@ -279,7 +329,9 @@ def main(
                           for m in ("micro_f1", "macro_f1")}
         report["zero_shot"][name] = {**result, "settings": settings}
         typer.echo(f"zero-shot {name}: mean {result['mean']}")
-    if skip_setfit:  # last: the slowest
+    if "setfit" not in sections:
+        pass
+    elif skip_setfit:  # last: the slowest
         report["english"]["setfit"] = {"skipped": "--skip-setfit"}
     else:
         start = time.time()
@@ -287,7 +339,7 @@ def main(
             "num_iterations": 10, "max_steps": setfit_max_steps, "batch_size": 16, "max_length": 256, "seed": SEED})
         timings["english/setfit"] = round(time.time() - start, 1)
         typer.echo(f"english setfit: {report['english']['setfit'].get('test', report['english']['setfit'])}")
-    report["timings_s"] = {**timings, "total": round(time.time() - started, 1)}
+    report["timings_s"] = {**(report.get("timings_s") or {}), **timings, "total": round(time.time() - started, 1)}
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n")
     typer.echo(f"Baselines written to {output}")

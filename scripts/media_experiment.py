@@ -3,6 +3,8 @@
     python scripts/media_experiment.py run own-en           # the packaged recipe
     python scripts/media_experiment.py run head-en          # head on frame_identifier's frozen transformer
     python scripts/media_experiment.py run zs-fr-use        # zero-shot: fr held out, USE body
+    python scripts/media_experiment.py run headboth-multi-en  # phase one on all five languages, then English
+    python scripts/media_experiment.py run lolo-fr-headboth   # its leave-one-language-out version (fr held out)
     python scripts/media_experiment.py grid --settings a,b  # several, cached
     python scripts/media_experiment.py report               # metrics/media_framer.json
 
@@ -12,6 +14,11 @@ body: head pre- or post-training over cached article vectors) or configs/media_f
 frame on dev and the result is scored on dev and test per language. Each run writes
 metrics/media_framer/runs/<setting>.json and is skipped when that exists (--force reruns);
 models stay under training/media/<setting>/. Tune on dev; test is read once per setting.
+
+Leave-one-language-out settings (`lolo-<lang>-<recipe>`, `heldout` in the spec) test on
+every labelled article of the held-out language (its train, dev and test splits, as
+../shared/BASELINES.md does); no stage trains on it and its dev never tunes thresholds
+(`check_heldout`, run before anything else).
 """
 import json
 import shutil
@@ -80,6 +87,72 @@ ABLATION = [
 for _lang in ("fr", "ge", "it", "po"):
     for _body in ("minilm", "use", "both"):
         SETTINGS[f"zs-{_lang}-{_body}"] = {"stages": [head(OTHERS[_lang], body=_body)], "eval": [_lang], "dev": OTHERS[_lang]}
+
+# The multilingual packaged recipes (issue 22): mCPT's phase one on every language's train
+# split (a head over the frozen bodies), then the English phase (the same head trained on
+# on English train from phase one's weights: `init_from`), thresholds on English dev.
+# `lolo-<lang>-headboth-p1`: phase one only, thresholds on the other four languages' dev.
+# body: "both" = frame_identifier's transformer + USE (what en_frames_trf packages), "use" = USE alone.
+RECIPE_BODIES = {"headboth": dict(transformer=FRAMES, body="both"), "use": dict(body="use")}
+MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use"}
+
+
+def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True) -> Dict:
+    """Phase one on the train splits of `langs`, then (if English is among them) the English
+    phase; thresholds (and spaCy's dev scores) on English dev, or, without English or without
+    the English phase, on the dev splits of `langs`."""
+    stages = [head(list(langs), **RECIPE_BODIES[body])]
+    if english_phase and "en" in langs:
+        stages.append(head(["en"], **RECIPE_BODIES[body]))
+        return {"stages": stages, "dev": ["en"]}
+    return {"stages": stages, "dev": list(langs)}
+
+
+for _name, _body in MULTI_RECIPES.items():
+    SETTINGS[_name] = {**multilingual_recipe(LANGS, _body), "eval": LANGS}
+# leave one language out: the recipe on the other four, tested on all of the held-out language
+LOLO_FAMILIES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-p1": "headboth-p1"}
+for _lang in LANGS:
+    for _body in ("headboth", "use"):
+        SETTINGS[f"lolo-{_lang}-{_body}"] = {**multilingual_recipe(OTHERS[_lang], _body), "eval": [_lang], "heldout": _lang,
+                                             "test_splits": ["train", "dev", "test"]}
+    if _lang != "en":  # without English there is no English phase: lolo-en-headboth is phase one only
+        SETTINGS[f"lolo-{_lang}-headboth-p1"] = {**multilingual_recipe(OTHERS[_lang], "headboth", english_phase=False), "eval": [_lang],
+                                                 "heldout": _lang, "test_splits": ["train", "dev", "test"]}
+# before issue 22: the English-only packaged recipe on every labelled article of the languages it never saw
+SETTINGS["headboth-en-unseen"] = {"stages": [head(["en"], transformer=FRAMES, body="both")], "eval": OTHERS["en"], "dev": ["en"],
+                                  "test_splits": ["train", "dev", "test"]}
+
+
+def lolo_setting(family: str, lang: str) -> str:
+    """The leave-one-language-out setting of a recipe family for one held-out language."""
+    suffix = LOLO_FAMILIES[family]
+    if suffix == "headboth-p1" and lang == "en":
+        suffix = "headboth"
+    return f"lolo-{lang}-{suffix}"
+# ../shared/BASELINES.md's multilingual zero-shot floor (frozen USE + LR on the other four
+# languages, one threshold 0.3, every labelled article of the held-out one), as quoted
+# there; `media_baselines.py --only lolo` re-measures it (baselines.json: "lolo")
+BASELINES_MD_LOLO = {"en": 0.551, "fr": 0.551, "ge": 0.623, "it": 0.594, "po": 0.584, "mean": 0.581}
+
+
+def check_heldout(spec: Dict) -> None:
+    """A leave-one-language-out setting must not train on, or tune thresholds on, its held-out language."""
+    held = spec.get("heldout")
+    if held is None:
+        return
+    for k, stage in enumerate(spec["stages"]):
+        if held in stage["langs"]:
+            raise ValueError(f"stage {k} trains on the held-out language {held!r}")
+    if held in spec.get("dev", spec["eval"]):
+        raise ValueError(f"thresholds would be tuned on the held-out language {held!r}")
+    if spec["eval"] != [held]:
+        raise ValueError(f"a leave-one-language-out setting tests on its held-out language only, not {spec['eval']}")
+
+
+def test_corpus(spec: Dict) -> List[str]:
+    """The test articles: the test splits of `eval`, or (leave one language out) every split."""
+    return [path for split in spec.get("test_splits", ["test"]) for path in corpus(spec["eval"], split)]
 
 
 def sh(cmd: List[str], log: Path) -> float:
@@ -153,6 +226,7 @@ def run_cli(
     if setting not in SETTINGS:
         raise typer.BadParameter(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
     spec = SETTINGS[setting]
+    check_heldout(spec)
     name = setting if seed == 0 else f"{setting}_seed{seed}"
     out_json = RUNS / f"{name}.json"
     if out_json.exists() and not force and not rescore:
@@ -178,11 +252,13 @@ def run_cli(
     scores = {}
     for split in ("dev", "test"):
         path = work / f"scores_{split}.json"
-        sh([sys.executable, "-m", "spacy_frames", "evaluate-media", previous, *corpus(spec["eval"] if split == "test" else dev, split), "-o", str(path)], log)
+        sh([sys.executable, "-m", "spacy_frames", "evaluate-media", previous, *(test_corpus(spec) if split == "test" else corpus(dev, "dev")),
+            "-o", str(path)], log)
         scores[split] = srsly.read_json(path)
     timings["training_total"] = round(sum(v for k, v in timings.items() if k.startswith(("stage", "cache"))), 1)
     RUNS.mkdir(parents=True, exist_ok=True)
     srsly.write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores,
+                                "dev_langs": dev, "test_corpus": [str(Path(p).relative_to(ROOT)) for p in test_corpus(spec)],
                                 "threshold_tuning": threshold_tuning(previous), "timings_s": timings})
     if export is not None:
         shutil.rmtree(export, ignore_errors=True)
@@ -195,6 +271,35 @@ def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separat
     """Several settings in turn (each skipped when cached)."""
     for setting in settings.split(","):
         run_cli(setting.strip(), seed=seed, force=False, export=None, configs="configs", rescore=False)
+
+
+def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:
+    """Per recipe family, micro/macro-F1 on every labelled article of each held-out language
+    and their mean (over the languages run), beside the USE + LR floor; the packaged
+    multilingual recipes' test scores per language."""
+    floor = (baselines or {}).get("lolo", {}).get("use_lr")
+    out = {"test": "every labelled article (train + dev + test splits) of the held-out language",
+           "baseline_use_lr_baselines_md": BASELINES_MD_LOLO, "baseline_use_lr_remeasured": floor, "recipes": {}}
+    for family in LOLO_FAMILIES:
+        rows = {}
+        for lang in LANGS:
+            name = lolo_setting(family, lang)
+            if name in runs:
+                test = runs[name]["scores"]["test"][lang]
+                rows[lang] = {"micro_f1": test["micro_f1"], "macro_f1": test["macro_f1"], "n": test["n"], "setting": name,
+                              "trained_on": sorted({x for st in runs[name]["stages"] for x in st["langs"]}),
+                              "thresholds_tuned_on": runs[name].get("dev_langs"), "training_s": runs[name]["timings_s"]["training_total"]}
+        if rows:
+            mean = {m: round(sum(r[m] for r in rows.values()) / len(rows), 4) for m in ("micro_f1", "macro_f1")}
+            out["recipes"][family] = {**rows, "mean": mean, "n_languages": len(rows),
+                                      "bar_mean_micro_0.60": (mean["micro_f1"] >= 0.60) if len(rows) == len(LANGS) else None}
+    for name in (*MULTI_RECIPES, "headboth-en-unseen"):
+        if name in runs:
+            out.setdefault("trained_on_all", {})[name] = {
+                "test": {lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")} for lang, s in runs[name]["scores"]["test"].items()},
+                "dev": {lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")} for lang, s in runs[name]["scores"]["dev"].items()},
+                "training_s": runs[name]["timings_s"]["training_total"], "threshold_tuning": runs[name].get("threshold_tuning")}
+    return out
 
 
 @app.command("report")
@@ -218,6 +323,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.js
                                "mean": {m: round(sum(v[m] for v in per_lang.values()) / len(per_lang), 4) for m in ("micro_f1", "macro_f1")},
                                "n_languages": len(per_lang)}
     summary["zero_shot"] = zero_shot
+    summary["leave_one_language_out"] = lolo_summary(runs, summary["baselines"])
     summary["ablation"] = [
         {"row": label, "setting": name, "training_s": runs[name]["timings_s"]["training_total"],
          **{f"{split}_{m}": runs[name]["scores"][split]["en"][m] for split in ("dev", "test") for m in ("micro_f1", "macro_f1")}}

@@ -101,3 +101,31 @@ def test_cli_reports_a_missing_corpus(tmp_path):
                              "--skip-setfit"], capture_output=True, text=True)
     assert result.returncode != 0 and "corpus files missing" in result.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_lolo_use_lr_fits_on_the_other_languages_only(mb, monkeypatch):
+    """BASELINES.md's floor: the held-out language's vectors never reach the fit; it is scored
+    on all of its articles with the fixed threshold."""
+    rng = numpy.random.RandomState(0)
+    basis = rng.normal(size=(len(MEDIA_FRAMES), 8))
+    vectors, gold = {}, {}
+    for k, lang in enumerate(mb.LANGUAGES):
+        for split, n in (("train", 4), ("dev", 1), ("test", 1)):
+            _, y = articles(SETS * n, k)
+            gold[lang, split] = y
+            vectors[lang, split] = mb.normalise(y @ basis + 0.1 * rng.normal(size=(len(y), 8)))
+    fitted = []
+    from sklearn.multiclass import OneVsRestClassifier
+    original = OneVsRestClassifier.fit
+
+    def spy(self, X, y):
+        fitted.append(X.shape[0])
+        return original(self, X, y)
+
+    monkeypatch.setattr(OneVsRestClassifier, "fit", spy)
+    result = mb.lolo_use_lr(vectors, gold, "ge")
+    assert result["n"] == len(SETS) * 6 and result["micro_f1"] >= 0.9
+    assert fitted == [4 * len(SETS) * 6]  # every article of the other four, none of ge's
+    fitted.clear()
+    mb.lolo_use_lr(vectors, gold, "fr", train_splits=("train",))
+    assert fitted == [4 * len(SETS) * 4]  # train splits of the other four only
