@@ -41,3 +41,20 @@ def test_spacy_blank_adds_nothing_heavy_beyond_spacy_transformers():
     baseline = imported_after("import spacy, spacy_transformers")
     assert "faiss" not in baseline
     assert imported_after("import spacy\nspacy.blank('en')") == baseline
+
+
+def test_every_script_imports():
+    """Project commands run the scripts only on full data, which CI never has: a name a
+    refactor removed must fail here, not in `spacy project run`."""
+    from pathlib import Path
+
+    scripts = Path(__file__).resolve().parents[1] / "scripts"
+    code = ("import sys, importlib.util\n"
+            f"sys.path.insert(0, {str(scripts)!r})\n"
+            "for path in sys.argv[1:]:\n"
+            "    spec = importlib.util.spec_from_file_location('script_' + path.rsplit('/', 1)[-1][:-3], path)\n"
+            "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n")
+    paths = sorted(str(p) for p in scripts.glob("*.py"))
+    assert paths
+    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]

@@ -241,6 +241,15 @@ def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str
     return doc
 
 
+def relations_to_docbin(nlp: Language, relations: Iterable[DiscourseRelation]) -> DocBin:
+    """The converted corpus: one Doc per relation ("Arg1 Arg2", no separator: the reader
+    adds the component's separator, so one corpus serves every encoder)."""
+    docbin = DocBin(store_user_data=True)
+    for rel in relations:
+        docbin.add(relation_doc(nlp, rel))
+    return docbin
+
+
 def with_separator(nlp: Language, reference: Doc, separator: str) -> Doc:
     """A converted relation Doc ("Arg1 Arg2") rebuilt with `separator` between its
     arguments (the same doc when the separator is empty)."""
