@@ -56,14 +56,16 @@ setup(
             "spacy-frames.USEDocVectors.v1 = spacy_frames.ml.media_framer:build_use_doc_vectors",
         ],
         "thinc_layers": [
-            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
+            "spacy-frames.span_pool.v1 = spacy_frames.ml.layers:build_span_pooler",
+            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.layers:build_target_pooler",
+            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.layers:build_target_mean_pooler",
             "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
-            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.frame_inducer:build_target_mean_pooler",
         ],
+        # registered in the component modules (the scoring functions are in spacy_frames/scoring/)
         "spacy_scorers": [
-            "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.frame_scoring:make_frame_identifier_scorer",
+            "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
-            "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.discourse_eval:make_discourse_sense_scorer",
+            "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.pipeline.discourse_sense:make_discourse_sense_scorer",
             "spacy-frames.media_framer_scorer.v1 = spacy_frames.pipeline.media_framer:make_media_framer_scorer",
         ],
         "spacy_batchers": [
@@ -90,6 +92,9 @@ setup(
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",
             "spacy-frames.instance_frames.v1 = spacy_frames.corpora.frame_induction:create_instance_frames",
+            "spacy-frames.frame_target_suggester.v1 = spacy_frames.suggesters.frames:build_frame_target_suggester",
+            "spacy-frames.predicate_suggester.v1 = spacy_frames.suggesters.frames:build_predicate_suggester",
+            "spacy-frames.argument_pair_suggester.v1 = spacy_frames.suggesters.discourse:build_argument_pair_suggester",
         ],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
     },

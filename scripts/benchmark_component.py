@@ -8,7 +8,7 @@
 Assembles BASE + the component twice under training/bench/ (the own variant with its
 transformer copy moved into the component by `replace_listeners`, as
 configs/frames_trf.cfg does; the head variant listening to BASE's transformer), then
-measures BASE and both in fresh processes, same run, same threads (spacy_frames.benchmark).
+measures BASE and both in fresh processes, same run, same threads (spacy_frames.tools.benchmark).
 The corpus must be what the component works on (discourse_sense: several sentences per
 text, as it classifies adjacent sentences; media_framer: whole articles). The assembling runs in its own process,
 so the measuring processes do not inherit its memory high-water mark.
@@ -45,7 +45,7 @@ def main(
 ):
     # fmt: on
     """Assemble BASE + the component (own, head) and measure all three."""
-    from spacy_frames.benchmark import benchmark
+    from spacy_frames.tools.benchmark import benchmark
 
     import multiprocessing
 

@@ -35,7 +35,7 @@ def one(kind: str, args: str):
     import numpy
 
     from spacy_frames.clustering import calibrate, cluster, cluster_scores
-    from spacy_frames.induction_eval import load_embeddings, mixed
+    from spacy_frames.scoring.induction_eval import load_embeddings, mixed
 
     opts = json.loads(args)
     if kind == "synthetic":

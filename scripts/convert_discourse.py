@@ -16,7 +16,7 @@ import spacy
 import typer
 
 from spacy_frames.corpora.discourse import SPLITS, corpus_counts, read_discogem, read_gdtb, relations_to_docbin, sense_counts, split_relations
-from spacy_frames.sense_hierarchy import SenseHierarchy
+from spacy_frames.inventory.senses import SenseHierarchy
 
 
 # fmt: off

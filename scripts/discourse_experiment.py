@@ -11,14 +11,16 @@ is skipped (--force re-runs), so the tables can be built over several sessions. 
 settings on dev: the report shows dev beside test. Models stay under training/discourse/.
 """
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Dict, List
 
 import srsly
 import typer
+
+from spacy_frames.tools.experiments import (
+    is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "discourse_sense" / "runs"
@@ -54,15 +56,6 @@ EVAL_SETS = {"gdtb_dev": "gdtb_dev.spacy", "gdtb_test": "gdtb_test.spacy", "disc
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
 
 
-def write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf8")
-
-
-def overrides_for(setting: Dict[str, object]) -> List[str]:
-    return [part for key, value in setting.items() for part in ("--" + key, json.dumps(value))]
-
-
 # fmt: off
 @app.command("run")
 def run_cli(
@@ -80,7 +73,7 @@ def run_cli(
     """Train one (setting, seed) and score it; skipped when its JSON exists."""
     import spacy
 
-    from spacy_frames.discourse_eval import evaluate_corpus
+    from spacy_frames.scoring.discourse_eval import evaluate_corpus
 
     if setting not in SETTINGS:
         raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
@@ -89,8 +82,7 @@ def run_cli(
     tag = "@".join(t for t in (f"e{epochs}" if epochs else "", tag) if t)
     name = setting + ("-head" if variant == "head" else "") + ("+discogem" if train_sets != "gdtb" else "") + (f"@{tag}" if tag else "")
     out_json = RUNS / f"{name}_seed{seed}.json"
-    if out_json.exists() and not force:
-        typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
+    if is_cached(out_json, force):
         return
     train = [str(CORPUS / "gdtb_train.spacy")] + ([str(CORPUS / "discogem_train.spacy")] if train_sets != "gdtb" else [])
     overrides = {**SETTINGS[setting], "paths.train": train, "system.seed": seed}
@@ -103,15 +95,9 @@ def run_cli(
     start = time.time()
     if not model.exists():
         out.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, str(ROOT / "scripts" / "timed.py"), str(out / "timing.json"), "--",
-               sys.executable, "-m", "spacy", "train", str(ROOT / VARIANTS[variant]), "--output", str(out),
-               *overrides_for(overrides),
-               *[part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])],
-               "--gpu-id", str(gpu_id)]
-        subprocess.run(cmd, check=True)
+        timed_train(ROOT, ROOT / VARIANTS[variant], out, [*setting_args(overrides), *override_args(override)], gpu_id)
     trained = time.time()
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
+    use_gpu(gpu_id)
     nlp = spacy.load(model)
     result = {"setting": setting, "variant": variant, "train": train_sets, "seed": seed, "epochs": epochs or None,
               "overrides": {k: v for k, v in overrides.items() if k not in ("paths.train", "system.seed")},
@@ -122,8 +108,8 @@ def run_cli(
         result[key] = scores
         result["predictions"][key] = predicted
     result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1), "device": "gpu" if gpu_id >= 0 else "cpu"}
-    if (out / "timing.json").exists():
-        result["timing"]["train_timing"] = srsly.read_json(out / "timing.json")
+    if train_timing(out) is not None:
+        result["timing"]["train_timing"] = train_timing(out)
     write_json(out_json, result)
     typer.echo(json.dumps({k: {lvl: {m: result[k][lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")} for k in EVAL_SETS}, indent=1))
 
@@ -193,9 +179,8 @@ def grid_cli(
     # fmt: on
     """Every (setting, seed) in turn, seed-major (one seed of every setting first); runs
     that exist are skipped, so the grid resumes where it stopped."""
-    for seed in [int(s) for s in seeds.split(",")]:
-        for setting in settings.split(","):
-            run_cli(setting, seed=seed, variant=variant, train_sets=train_sets, override=[], tag="", force=False, gpu_id=-1, epochs=epochs)
+    run_grid(run_cli, settings.split(","), [int(s) for s in seeds.split(",")], variant=variant, train_sets=train_sets, override=[], tag="",
+             force=False, gpu_id=-1, epochs=epochs)
 
 
 @app.command("dev-compare")
@@ -209,7 +194,7 @@ def dev_compare_cli(
     into metrics/discourse_sense/dev_compare.json."""
     import spacy
 
-    from spacy_frames.discourse_eval import evaluate_corpus
+    from spacy_frames.scoring.discourse_eval import evaluate_corpus
     from spacy_frames.pipeline.discourse_sense import DECODINGS
 
     out = srsly.read_json(output) if output.exists() else {}
@@ -242,7 +227,7 @@ def compare_cli(
     Runs without stored predictions are predicted again from their saved model."""
     import spacy
 
-    from spacy_frames.discourse_eval import evaluate_corpus, paired_bootstrap
+    from spacy_frames.scoring.discourse_eval import evaluate_corpus, paired_bootstrap
 
     def predictions(name: str) -> List[List[str]]:
         runs = []
@@ -279,18 +264,9 @@ def compare_cli(
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "discourse_sense.json")):
     """Mean ± sd over seeds of every run name, dev beside test, and the per-sense table."""
-    from spacy_frames.discourse_eval import summarize_runs
+    from spacy_frames.scoring.discourse_eval import summarize_runs
 
-    runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
-    if not runs:
-        raise typer.BadParameter(f"no runs in {RUNS}: run some first")
-    summary = summarize_runs(runs, list(EVAL_SETS))
-    data = ROOT / "metrics" / "discourse_data.json"
-    if data.exists():
-        summary["data"] = srsly.read_json(data)
-    write_json(output, summary)
-    for line in summary["table"]:
-        typer.echo(line)
+    report(RUNS, output, lambda runs: summarize_runs(runs, list(EVAL_SETS)), ROOT / "metrics" / "discourse_data.json")
 
 
 if __name__ == "__main__":

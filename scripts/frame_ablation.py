@@ -13,8 +13,8 @@ import spacy
 import srsly
 import typer
 
-from spacy_frames.corpora.framenet import FrameInventory
-from spacy_frames.evaluation import evaluate_frames, frame_examples, lu_frame_counts, score_lookup_baseline
+from spacy_frames.inventory.frames import FrameInventory
+from spacy_frames.scoring.frames_eval import evaluate_frames, frame_examples, lu_frame_counts, score_lookup_baseline
 from spacy_frames.extensions import install_extensions
 
 COLUMNS = ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous")

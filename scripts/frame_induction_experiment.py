@@ -30,6 +30,7 @@ import srsly
 import typer
 
 from spacy_frames.corpora.frame_induction import N_FOLDS, fold_rotation
+from spacy_frames.tools.experiments import is_cached, override_args, report, timed_train, train_timing, use_gpu, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "frame_inducer" / "runs"
@@ -54,11 +55,6 @@ SYSTEMS: Dict[str, Optional[dict]] = {
 }
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
-
-
-def write_json(path: Path, data) -> None:
-    # the stdlib writes 0.7 as 0.7 (srsly's ujson: 0.7000000000000001)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf8")
 
 
 def fold_path(k: int) -> Path:
@@ -125,14 +121,6 @@ def budget_overrides(fold: int, max_per_lu: int, epochs: float) -> List[str]:
     return overrides
 
 
-def use_gpu(gpu_id: int) -> None:
-    """Embed on the GPU (training gets `--gpu-id`); -1 keeps everything on the CPU."""
-    if gpu_id >= 0:
-        import spacy
-
-        spacy.require_gpu(gpu_id)
-
-
 def train_system(system: str, name: str, fold: int, config: Path, overrides: List[str], encoder: str, transformer: str, gpu_id: int = -1) -> Path:
     """Train (or, for vanilla, assemble) the rotation's pipeline; returns its path."""
     import spacy
@@ -153,18 +141,15 @@ def train_system(system: str, name: str, fold: int, config: Path, overrides: Lis
         "--paths.dev", json.dumps([str(fold_path(rotation["dev"]))]),
     ]
     if system == "vanilla":
-        cmd = [sys.executable, "-m", "spacy", "assemble", str(out / "config.cfg"), str(model), *paths,
-               "--training.optimizer.learn_rate.total_steps", "1"]
+        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(out / "config.cfg"), str(model), *paths,
+                        "--training.optimizer.learn_rate.total_steps", "1"], check=True)
     else:
-        cmd = [sys.executable, str(ROOT / "scripts" / "timed.py"), str(out / "timing.json"), "--",
-               sys.executable, "-m", "spacy", "train", str(out / "config.cfg"), "--output", str(out), *paths, *overrides,
-               "--gpu-id", str(gpu_id)]
-    subprocess.run(cmd, check=True)
+        timed_train(ROOT, out / "config.cfg", out, [*paths, *overrides], gpu_id)
     return model
 
 
 def embeddings(model: Path, fold: int, cache: Path, with_mask: bool):
-    from spacy_frames.induction_eval import embed_instances, load_embeddings, load_instances, save_embeddings
+    from spacy_frames.scoring.induction_eval import embed_instances, load_embeddings, load_instances, save_embeddings
 
     if cache.exists():
         return load_embeddings(cache)
@@ -195,7 +180,7 @@ def run_cli(
 ):
     # fmt: on
     """One (system, fold) step of the table; skipped when its JSON exists."""
-    from spacy_frames.induction_eval import baselines, evaluate_fold
+    from spacy_frames.scoring.induction_eval import baselines, evaluate_fold
 
     if system not in SYSTEMS:
         raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
@@ -213,11 +198,10 @@ def run_cli(
         override = budget_overrides(fold, 10 if max_per_lu < 0 else max_per_lu, epochs) + list(override)
     name = system + suffix + (f"@{tag}" if tag else "@tuned" if tuned else "")
     out_json = RUNS / f"{name}_fold{fold}.json"
-    if out_json.exists() and not force:
-        typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
+    if is_cached(out_json, force):
         return
     start = time.time()
-    overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
+    overrides = override_args(override)
     # a tuned run reuses the model its tuning run trained (same setting, same folds)
     model_name = chosen["name"] if chosen is not None else name
     model = train_system(system, model_name, fold, ROOT / config, overrides, encoder, transformer, gpu_id)
@@ -233,14 +217,12 @@ def run_cli(
     result = evaluate_fold(dev, test)
     result.update(baselines(test))
     timing = {"train_s": round(trained - start, 1), "embed_s": round(embedded - trained, 1), "cluster_s": round(time.time() - embedded, 1)}
-    timing_file = cache / "timing.json"
-    if timing_file.exists():
-        timing["train_timing"] = srsly.read_json(timing_file)
+    if train_timing(cache) is not None:
+        timing["train_timing"] = train_timing(cache)
     timing["device"] = "gpu" if gpu_id >= 0 else "cpu"
     result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override})
     if chosen is not None:
         result["tuned"] = {"setting": chosen["name"], "dev_bcf": chosen["bcf"], "file": chosen["file"], "dev_fold": rotation["dev"]}
-    RUNS.mkdir(parents=True, exist_ok=True)
     write_json(out_json, result)
     typer.echo(json.dumps({k: result[k] for k in ("one-step", "two-step", "1cpv") if k in result}, indent=1))
 
@@ -267,18 +249,17 @@ def tune_cli(
     metrics/frame_inducer/tuning/[full_dev/]<system>@<tag>_fold<k>.json; `run --tuned`
     uses the best setting of each rotation for that rotation only."""
     from spacy_frames.corpora.frame_induction import choose_instances
-    from spacy_frames.induction_eval import embed_instances, load_instances, ranking_recall, run_method, mixed
+    from spacy_frames.scoring.induction_eval import embed_instances, load_instances, ranking_recall, run_method, mixed
 
     if system not in SYSTEMS:
         raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
     name = system + (f"@{tag}" if tag else "")
     out_json = tuning_path(name, fold, dev_per_lu, ROOT / "metrics" / "frame_inducer" / "tuning")
-    if out_json.exists() and not force:
-        typer.echo(f"✔ {out_json} exists: skipped (--force re-runs)")
+    if is_cached(out_json, force):
         return
     if max_per_lu >= 0 or epochs > 0:
         override = budget_overrides(fold, 10 if max_per_lu < 0 else max_per_lu, epochs) + list(override)
-    overrides = [part for item in override for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
+    overrides = override_args(override)
     start = time.time()
     model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1], gpu_id)
     trained = time.time()
@@ -295,7 +276,6 @@ def tune_cli(
     result.update({"system": name, "rotation": fold_rotation(fold), "dev_fold": dev_fold, "n_dev": len(keep), "dev_per_lu": dev_per_lu,
                    "loss": SYSTEMS[system], "overrides": override,
                    "timing": {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1)}})
-    out_json.parent.mkdir(parents=True, exist_ok=True)
     write_json(out_json, result)
     typer.echo(json.dumps({k: result[k] for k in ("alpha", "bcf", "pif", "dev_bcf_by_alpha", "ranking_recall")}, indent=1))
 
@@ -313,7 +293,7 @@ def diagnose_cli(
 
     from spacy_frames.clustering import cluster_scores
     from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
-    from spacy_frames.induction_eval import load_embeddings, mixed
+    from spacy_frames.scoring.induction_eval import load_embeddings, mixed
 
     rotation = fold_rotation(fold)
     out = srsly.read_json(output) if output.exists() else {}
@@ -367,7 +347,8 @@ def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
     from spacy.tokens import DocBin
 
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
-    from spacy_frames.induction_eval import get_inducer, target_lemma
+    from spacy_frames.scoring.induction_eval import get_inducer
+    from spacy_frames.suggesters.frames import target_lemma
     from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
 
     inducer = get_inducer(nlp)
@@ -434,7 +415,6 @@ def packaged_cli(
     start = time.time()
     result = score_packaged(nlp, docs)
     result.update({"model": str(model), "corpus": str(corpus), "time_s": round(time.time() - start, 1)})
-    output.parent.mkdir(parents=True, exist_ok=True)
     write_json(output, result)
     for name in ("nearest", "verb", "verb_sense"):
         scores = result[name]["all"]
@@ -478,7 +458,8 @@ def packaged_cut_cli(
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
     from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
     from spacy_frames.extensions import install_extensions
-    from spacy_frames.induction_eval import embed_targets, get_inducer, target_lemma
+    from spacy_frames.scoring.induction_eval import embed_targets, get_inducer
+    from spacy_frames.suggesters.frames import target_lemma
     from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
 
     install_extensions()
@@ -512,7 +493,6 @@ def packaged_cut_cli(
         typer.echo(f"scale {scale}: {entry['n_clusters']} clusters, BcF " + ", ".join(f"{a} {entry[a]['bcf']:.1f}" for a in ASSIGNMENTS)
                    + f" (1cpv {base_scores['bcf']:.1f})")
     result["time_s"] = round(time.time() - start, 1)
-    output.parent.mkdir(parents=True, exist_ok=True)
     write_json(output, result)
 
 
@@ -533,9 +513,9 @@ def mask_layers_cli(
     from transformers import AutoModel, AutoTokenizer
 
     from spacy_frames.clustering import calibrate_and_cluster, cluster_scores
-    from spacy_frames.induction_eval import load_instances, target_lemma
-    from spacy_frames.ml.frame_inducer import masked_texts
-    from spacy_frames.pipeline.frame_inducer import mix
+    from spacy_frames.scoring.induction_eval import load_instances
+    from spacy_frames.ml.frame_inducer import masked_texts, mix
+    from spacy_frames.suggesters.frames import target_lemma
 
     start = time.time()
     dev_fold = tuning_split(fold)["dev"]
@@ -573,26 +553,16 @@ def mask_layers_cli(
         result["layers"][str(i)] = entry
         typer.echo(f"layer {i}: one-step BcF {entry['one-step']['bcf']:.1f}, two-step BcF {entry['two-step']['bcf']:.1f}")
     result["timing"] = {"embed_s": round(embedded - start, 1), "cluster_s": round(time.time() - embedded, 1)}
-    output.parent.mkdir(parents=True, exist_ok=True)
     write_json(output, result)
 
 
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.json")):
     """Average every system over the folds it has, next to the per-fold baselines."""
-    from spacy_frames.induction_eval import summarize_runs
+    from spacy_frames.scoring.induction_eval import summarize_runs
 
-    runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
-    if not runs:
-        raise typer.BadParameter(f"no runs in {RUNS}: run some steps first")
     names = [system + suffix + tuned for _, _, suffix in VARIANTS.values() for system in SYSTEMS for tuned in ("", "@tuned")]
-    summary = summarize_runs(runs, names, N_FOLDS)
-    data_file = ROOT / "metrics" / "frame_inducer_data.json"
-    if data_file.exists():
-        summary["data"] = srsly.read_json(data_file)
-    write_json(output, summary)
-    for line in summary["table"]:
-        typer.echo(line)
+    report(RUNS, output, lambda runs: summarize_runs(runs, names, N_FOLDS), ROOT / "metrics" / "frame_inducer_data.json", hint="run some steps first")
 
 
 if __name__ == "__main__":

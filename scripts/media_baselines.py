@@ -7,7 +7,7 @@ and multilingual USE vectors + one-vs-rest logistic regression, and (English) a 
 
 Settings: English (en train / dev / test), multilingual (all train, all dev, test per language)
 and zero-shot (each of fr ge it po held out: train and dev of the other four). Anything tuned
-(C, thresholds) is tuned on dev only; all scores come from spacy_frames.media_eval.
+(C, thresholds) is tuned on dev only; all scores come from spacy_frames.scoring.media.
 "lolo" is ../shared/BASELINES.md's multilingual floor, as it is described there: frozen USE
 + one-vs-rest logistic regression (C = 4), one threshold 0.3, trained on the other four
 languages (every labelled article: "use_lr"; their train splits only: "use_lr_train_splits"),
@@ -30,7 +30,7 @@ import numpy
 import typer
 
 from spacy_frames.corpora.media_frames import LANGUAGES, MEDIA_FRAMES
-from spacy_frames.media_eval import f1_scores, tune_thresholds
+from spacy_frames.scoring.media import f1_scores, tune_thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "training" / "media_baselines_cache"

@@ -31,6 +31,8 @@ from typing import Dict, List, Optional
 import srsly
 import typer
 
+from spacy_frames.tools.experiments import is_cached, load_runs, run_grid, write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "media_framer" / "runs"
 WORK = ROOT / "training" / "media"
@@ -229,8 +231,7 @@ def run_cli(
     check_heldout(spec)
     name = setting if seed == 0 else f"{setting}_seed{seed}"
     out_json = RUNS / f"{name}.json"
-    if out_json.exists() and not force and not rescore:
-        typer.echo(f"{out_json} exists: skipped")
+    if not rescore and is_cached(out_json, force, mark="", hint=""):
         return
     work = WORK / name
     work.mkdir(parents=True, exist_ok=True)
@@ -256,10 +257,9 @@ def run_cli(
             "-o", str(path)], log)
         scores[split] = srsly.read_json(path)
     timings["training_total"] = round(sum(v for k, v in timings.items() if k.startswith(("stage", "cache"))), 1)
-    RUNS.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores,
+    write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores,
                                 "dev_langs": dev, "test_corpus": [str(Path(p).relative_to(ROOT)) for p in test_corpus(spec)],
-                                "threshold_tuning": threshold_tuning(previous), "timings_s": timings})
+                          "threshold_tuning": threshold_tuning(previous), "timings_s": timings}, writer="srsly")
     if export is not None:
         shutil.rmtree(export, ignore_errors=True)
         shutil.copytree(ROOT / previous, export)
@@ -269,8 +269,7 @@ def run_cli(
 @app.command("grid")
 def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
     """Several settings in turn (each skipped when cached)."""
-    for setting in settings.split(","):
-        run_cli(setting.strip(), seed=seed, force=False, export=None, configs="configs", rescore=False)
+    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False)
 
 
 def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:
@@ -305,12 +304,11 @@ def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.json")):
     """Collect the runs and the baselines into one table."""
-    runs = {p.stem: srsly.read_json(p) for p in sorted(RUNS.glob("*.json"))}
-    for path in sorted(RUNS.glob("*.json")):  # runs written before threshold_tuning was recorded
-        run = runs[path.stem]
+    runs = load_runs(RUNS)
+    for name, run in runs.items():  # runs written before threshold_tuning was recorded
         if run.get("threshold_tuning") is None and threshold_tuning(run["model"]) is not None:
             run["threshold_tuning"] = threshold_tuning(run["model"])
-            srsly.write_json(path, run)
+            write_json(RUNS / f"{name}.json", run, writer="srsly")
     baselines_path = ROOT / "metrics" / "media_framer" / "baselines.json"
     summary = {"runs": {name: {"test": run["scores"]["test"], "dev": run["scores"]["dev"], "threshold_tuning": run.get("threshold_tuning"),
                                "timings_s": run["timings_s"]} for name, run in runs.items()},
@@ -329,8 +327,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.js
          **{f"{split}_{m}": runs[name]["scores"][split]["en"][m] for split in ("dev", "test") for m in ("micro_f1", "macro_f1")}}
         for label, name in ABLATION if name in runs
     ]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(output, summary)
+    write_json(output, summary, writer="srsly")
     typer.echo(f"{len(runs)} runs -> {output}")
 
 

@@ -27,7 +27,7 @@ def main(
     import matplotlib.pyplot as plt
     from sklearn.manifold import TSNE
 
-    from spacy_frames.induction_eval import load_embeddings, mixed
+    from spacy_frames.scoring.induction_eval import load_embeddings, mixed
 
     loaded = []
     for panel in panels:

@@ -17,6 +17,9 @@ TARGETS_KEY = "targets"
 FRAMES_KEY = "frames"
 # discourse_sense: [Arg1, Arg2] of the relation to classify
 ARGS_KEY = "discourse_args"
+# media_framer: the article's cached transformer vector in doc.user_data (frozen-body
+# training stages; written by the corpus reader from `spacy-frames media-cache-body`)
+BODY_VECTOR_KEY = "media_body_vector"
 
 
 def get_doc_frames(doc: Doc) -> List[Span]:

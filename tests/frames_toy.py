@@ -1,7 +1,7 @@
 """Toy FrameNet-style data for the frame_identifier tests."""
 from spacy.tokens import Doc, DocBin, SpanGroup
 
-from spacy_frames.corpora.framenet import FrameInventory
+from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.extensions import install_extensions
 
 FRAMES = {

@@ -2,7 +2,7 @@ import srsly
 import pytest
 from typer.testing import CliRunner
 
-from spacy_frames.assets import AssetError, checksum, fetch_assets, project_mirror
+from spacy_frames.tools.assets import AssetError, checksum, fetch_assets, project_mirror
 from spacy_frames.cli import app
 
 

@@ -12,7 +12,6 @@ from spacy.tokens import DocBin
 from spacy.vocab import Vocab
 
 from spacy_frames.corpora.framenet import (
-    FrameInventory,
     normalize_penn_tag,
     read_fn15_inventory,
     read_fn17_inventory,
@@ -28,6 +27,7 @@ from spacy_frames.corpora.framenet_sentences import (
     sentence_to_doc,
 )
 from spacy_frames.extensions import TARGETS_KEY, install_extensions
+from spacy_frames.inventory.frames import FrameInventory
 
 FIXTURES = Path(__file__).parent / "fixtures" / "framenet"
 FN17 = FIXTURES / "fn17"

@@ -4,9 +4,9 @@ import math
 import numpy
 import pytest
 
-from spacy_frames.discourse_eval import level_scores, score_relations
+from spacy_frames.scoring.discourse import level_scores, score_relations
 from spacy_frames.losses import HierarchicalContrastiveLoss
-from spacy_frames.sense_hierarchy import SenseHierarchy
+from spacy_frames.inventory.senses import SenseHierarchy
 from test_losses import numeric_grad
 
 
@@ -152,7 +152,7 @@ def test_weighted_cross_entropy_rows():
 
 
 def test_paired_bootstrap_of_two_systems():
-    from spacy_frames.discourse_eval import paired_bootstrap
+    from spacy_frames.scoring.discourse_eval import paired_bootstrap
 
     gold = [["Expansion.Conjunction"], ["Contingency.Cause.Reason"], ["Comparison.Contrast"], ["Expansion.Conjunction"]] * 5
     right = [g[0] for g in gold]

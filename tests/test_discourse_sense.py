@@ -11,7 +11,7 @@ from spacy.util import make_tempdir
 from conftest import discourse_config
 from discourse_toy import RELATIONS, toy_relations
 from spacy_frames.corpora.discourse import input_doc, relation_doc
-from spacy_frames.discourse_eval import evaluate_corpus
+from spacy_frames.scoring.discourse_eval import evaluate_corpus
 
 TEXT = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
 

@@ -5,7 +5,7 @@ from spacy.training import Example
 
 from frames_toy import toy_docs, toy_inventory
 from spacy_frames.corpora.readers import copy_targets
-from spacy_frames.evaluation import score_lookup_baseline, subset
+from spacy_frames.scoring.frames_eval import score_lookup_baseline, subset
 
 
 def toy_examples():

@@ -10,8 +10,8 @@ from thinc.api import Adam
 from conftest import frames_config
 from frames_toy import SENTENCES, toy_docs, toy_inventory
 from spacy_frames.extensions import install_extensions
-from spacy_frames.frame_scoring import score_frame_identification
-from spacy_frames.frame_targets import detection_examples
+from spacy_frames.scoring.frames import score_frame_identification
+from spacy_frames.suggesters.frames import detection_examples
 
 
 # sourced from en_core_web_sm: frozen, they only annotate lemma + POS
@@ -336,7 +336,7 @@ def test_detection_examples_skip_partial_docs(trained_nlp):
     fi = trained_nlp.get_pipe("frame_identifier")
     docs = [trained_nlp("She gave him a gift ."), trained_nlp("She gave him a gift .")]
     golds = [[docs[0][1:2]], [docs[1][1:2]]]
-    spans, labels = detection_examples(docs, golds, [False, True], fi.lexicon, fi.cfg["oov_pos"])
+    spans, labels = detection_examples(docs, golds, [False, True], fi.candidates)
     assert labels[0] == 1.0 and 0.0 in labels[: len(spans[0])]  # exhaustive doc: other candidates are negatives
     assert len(spans[1]) == 1 and labels[-1] == 1.0  # partial doc (exemplar): only its gold target
 

@@ -52,7 +52,7 @@ def induced(nlp, reference, attr="induced_frame"):
 
 def fit_clusters(nlp):
     """Centroids from the toy instances, one cluster per gold frame."""
-    from spacy_frames.induction_eval import embed_instances
+    from spacy_frames.scoring.induction_eval import embed_instances
 
     docs = toy_instance_docs(nlp.vocab)
     data = embed_instances(nlp, docs, with_mask=False, progress=False)

@@ -16,7 +16,7 @@ from spacy_frames.corpora.frame_induction import (
     fold_rotation,
     instance_stats,
 )
-from spacy_frames.induction_eval import baselines, evaluate_fold, ranking_recall, run_method, summarize_runs
+from spacy_frames.scoring.induction_eval import baselines, evaluate_fold, ranking_recall, run_method, summarize_runs
 
 
 def sentence(i, lu, frame, pieces=((0, 3),), n_targets=1):
@@ -203,7 +203,7 @@ def test_tuning_scores_each_rotation_on_its_own_dev_fold(tmp_path, monkeypatch):
     monkeypatch.setattr(fie, "train_system", lambda system, name, fold, *a, **kw: trained.append(fold) or tmp_path)
     monkeypatch.setattr(fie, "ROOT", tmp_path)
     monkeypatch.setattr(spacy, "load", lambda path: spacy.blank("en"))
-    import spacy_frames.induction_eval as ie
+    import spacy_frames.scoring.induction_eval as ie
 
     def fake_instances(path, vocab):
         nlp = spacy.blank("en")

@@ -1,4 +1,4 @@
-"""frame_negatives: COFFTEA's in-candidate negatives and the contrastive loss over them."""
+"""losses/frames.py: COFFTEA's in-candidate negatives and the contrastive loss over them."""
 import random
 
 import numpy
@@ -6,7 +6,7 @@ import pytest
 from thinc.api import NumpyOps
 
 from frames_toy import toy_inventory
-from spacy_frames.frame_negatives import candidate_columns, contrastive_scores_loss
+from spacy_frames.losses.frames import candidate_columns, contrastive_scores_loss
 from spacy_frames.losses import InfoNCE
 
 LEXICON = {"Donating"}  # give.v's other frame

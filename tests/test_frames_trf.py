@@ -15,7 +15,7 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     from spacy.training.initialize import get_sourced_components
 
     from conftest import TEST_CONFIG_DIR
-    from spacy_frames.annotate import format_doc
+    from spacy_frames.tools.annotate import format_doc
 
     inducer_nlp = spacy.load(trained_inducer)
     fit_clusters(inducer_nlp)

@@ -7,8 +7,8 @@ from spacy.tokens import Doc
 
 from frames_toy import toy_docs, toy_inventory
 from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, is_partial, sample_docbin
-from spacy_frames.lexicon import Lexicon, lu_words, target_lexical_unit
-from spacy_frames.retrieval import FrameIndex
+from spacy_frames.inventory.lexicon import Lexicon, lu_words, target_lexical_unit
+from spacy_frames.inventory.index import FrameIndex
 
 
 def test_lu_words():

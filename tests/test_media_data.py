@@ -12,7 +12,7 @@ from spacy_frames.corpora.media_frames import (
     MEDIA_FRAMES, SPLITS, article_doc, articles_to_docbin, create_media_frames_reader, read_semeval_articles,
     split_articles, stratified_split,
 )
-from spacy_frames.media_eval import f1_scores, label_matrix, tune_thresholds
+from spacy_frames.scoring.media import f1_scores, label_matrix, tune_thresholds
 
 SEMEVAL = SHARED_ASSETS / "media_frames" / "semeval2023_st2"
 needs_semeval = pytest.mark.skipif(not SEMEVAL.is_dir(), reason="SemEval-2023 st2 mirror not available")
@@ -117,7 +117,7 @@ def test_tune_thresholds_per_frame():
 
 
 def test_shrunk_thresholds_choose_between_global_and_per_frame():
-    from spacy_frames.media_eval import tune_global_threshold, tune_shrunk_thresholds
+    from spacy_frames.scoring.media import tune_global_threshold, tune_shrunk_thresholds
 
     gold = numpy.array([[1, 0], [1, 0], [0, 1], [0, 0]])
     scores = numpy.array([[0.3, 0.1], [0.35, 0.2], [0.1, 0.9], [0.2, 0.1]])

@@ -10,8 +10,9 @@ from conftest import media_config, train_tiny, transformer_weights
 from media_toy import ARTICLES, toy_articles
 from spacy_frames.cli import app
 from spacy_frames.corpora.media_frames import BODY_VECTOR_KEY, MEDIA_FRAMES, article_doc
-from spacy_frames.media_eval import f1_scores, label_matrix
-from spacy_frames.media_tools import evaluate_media, write_body_cache
+from spacy_frames.scoring.media import f1_scores, label_matrix
+from spacy_frames.corpora.media_cache import write_body_cache
+from spacy_frames.scoring.media_eval import evaluate_media
 
 LONG = " ".join(["The minister defended the budget in parliament."] * 2500)  # 20,000 words
 

@@ -74,7 +74,7 @@ def test_plot_frame_f1_writes_png(tmp_path):
 def _toy_embeddings(path, seed, n_frames=4, per_frame=30):
     import numpy
 
-    from spacy_frames.induction_eval import save_embeddings
+    from spacy_frames.scoring.induction_eval import save_embeddings
 
     rng = numpy.random.default_rng(seed)
     centres = rng.standard_normal((n_frames, 8)) * 3
@@ -112,7 +112,8 @@ def test_benchmark_induction_clustering(tmp_path):
 
 def test_discourse_report_means_and_sds(tmp_path):
     """summarize_runs: mean and sample sd over seeds, dev beside test, per-sense F1."""
-    from spacy_frames.discourse_eval import score_relations, summarize_runs
+    from spacy_frames.scoring.discourse import score_relations
+    from spacy_frames.scoring.discourse_eval import summarize_runs
 
     def run(seed, acc_pred):
         scores = score_relations(acc_pred, [["Expansion.Conjunction"], ["Contingency.Cause.Reason"]])
@@ -137,6 +138,8 @@ def test_discourse_experiment_settings_are_valid_overrides():
     sys.path.insert(0, str(SCRIPTS))
     import discourse_experiment
 
+    from spacy_frames.tools.experiments import setting_args
+
     config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=False)
     for name, setting in discourse_experiment.SETTINGS.items():
         for key in setting:
@@ -144,7 +147,7 @@ def test_discourse_experiment_settings_are_valid_overrides():
             for part in key.split("."):
                 assert part in node, f"{name}: {key} is not in configs/discourse.cfg"
                 node = node[part]
-    assert discourse_experiment.overrides_for({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
+    assert setting_args({"a.b": [1.0, 0.0]}) == ["--a.b", "[1.0, 0.0]"]
     # the ablations share one length; `packaged` keeps the config's (the main job's)
     ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if not k.startswith("packaged")}
     assert {s["training.max_steps"] for s in ablations.values()} == {600}

@@ -24,7 +24,7 @@ def fetch_assets_cli(
     # fmt: on
 ):
     """Fetch project assets from the mirror (or upstream) and verify their checksums."""
-    from ..assets import AssetError, fetch_assets, project_mirror
+    from ..tools.assets import AssetError, fetch_assets, project_mirror
 
     try:
         if mirror is None:
@@ -51,7 +51,7 @@ def benchmark_cli(
     """Measure words/s and peak memory of pipelines, each in a fresh process."""
     import srsly
 
-    from ..benchmark import benchmark
+    from ..tools.benchmark import benchmark
 
     try:
         result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words, batch_size=batch_size)
@@ -73,7 +73,7 @@ def annotate_cli(
     """Annotate a text and print the frames it evokes."""
     import sys
 
-    from ..annotate import annotate, format_doc
+    from ..tools.annotate import annotate, format_doc
 
     try:
         doc = annotate(model, text if text is not None else sys.stdin.read())
@@ -96,7 +96,7 @@ def evaluate_frames_cli(
     """Frame identification (gold targets), target detection, FN1.7 dev, lookup baseline."""
     import srsly
 
-    from ..evaluation import evaluate_frame_identifier
+    from ..scoring.frames_eval import evaluate_frame_identifier
 
     try:
         result = evaluate_frame_identifier(model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, split, baseline)
@@ -129,7 +129,7 @@ def tune_detection_cli(
     """Tune the target detector's cut-offs (in-lexicon and out-of-lexicon) for F1 on dev."""
     import json
 
-    from ..evaluation import tune_detection
+    from ..scoring.frames_eval import tune_detection
 
     try:
         result = tune_detection(model, corpus, output_model)
@@ -185,7 +185,7 @@ def evaluate_discourse_cli(
 
     import spacy
 
-    from ..discourse_eval import evaluate_corpus
+    from ..scoring.discourse_eval import evaluate_corpus
 
     try:
         nlp = spacy.load(model)
@@ -211,7 +211,7 @@ def predict_rels_cli(
 
     import spacy
 
-    from ..discourse_eval import predict_rels
+    from ..scoring.discourse_eval import predict_rels
 
     try:
         result = predict_rels(spacy.load(model), input_path, output_path)
@@ -232,7 +232,7 @@ def media_cache_body_cli(
     """Encode whole articles once with a frozen transformer, for the head-only training stages."""
     import spacy
 
-    from ..media_tools import write_body_cache
+    from ..corpora.media_cache import write_body_cache
 
     try:
         n = write_body_cache(spacy.load(model), component, corpora, output)
@@ -253,7 +253,7 @@ def media_thresholds_cli(
     """Tune each frame's decision threshold on dev and save it with the component."""
     import spacy
 
-    from ..media_tools import tune_media_thresholds
+    from ..scoring.media_eval import tune_media_thresholds
 
     try:
         nlp = spacy.load(model)
@@ -279,7 +279,7 @@ def evaluate_media_cli(
 
     import spacy
 
-    from ..media_tools import evaluate_media
+    from ..scoring.media_eval import evaluate_media
 
     try:
         scores = evaluate_media(spacy.load(model), component, corpora)

@@ -44,7 +44,8 @@ def induce(
 
     from ..clustering import cluster, cluster_scores
     from ..extensions import install_extensions
-    from ..induction_eval import embed_targets, get_inducer, target_lemma
+    from ..scoring.induction_eval import embed_targets, get_inducer
+    from ..suggesters.frames import target_lemma
 
     if method not in METHODS:
         raise ValueError(f"Unknown clustering method {method!r}: choose one of {', '.join(METHODS)}.")
@@ -107,7 +108,8 @@ def _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas,
     from spacy.tokens import DocBin
 
     from ..clustering import calibrate
-    from ..induction_eval import embed_targets, target_lemma
+    from ..scoring.induction_eval import embed_targets
+    from ..suggesters.frames import target_lemma
 
     if dev is not None:
         dev = Path(dev)

@@ -20,6 +20,7 @@ from .induction import (
     decide_threshold,
     faiss_cluster,
     faiss_params,
+    make_senses,
     one_cluster_per_lemma,
     onestep_cluster,
     onestep_params,
@@ -31,6 +32,6 @@ from .xmeans import xmeans
 
 __all__ = [
     "METHODS", "all_in_one", "average_linkage", "calibrate", "calibrate_and_cluster", "centroids", "cluster", "decide_threshold",
-    "faiss_cluster", "faiss_params", "one_cluster_per_lemma", "onestep_cluster", "onestep_params",
+    "faiss_cluster", "faiss_params", "make_senses", "one_cluster_per_lemma", "onestep_cluster", "onestep_params",
     "twostep_cluster", "twostep_params", "bcubed", "cluster_scores", "purity", "xmeans",
 ]

@@ -229,3 +229,12 @@ def calibrate_and_cluster(method: str, X_dev: np.ndarray, lemmas_dev: Sequence[H
     if method == "two-step":
         return params, twostep_cluster(X_dev, lemmas_dev, params, random_state=seed)[0]
     return params, cluster(method, X_dev, lemmas_dev, params)
+
+
+def make_senses(vectors: np.ndarray, ids: Sequence[str], lemmas: Sequence[str]) -> Dict[str, object]:
+    """One row per (lemma, cluster id) pair of the instances: the L2-normalised mean of
+    that lemma's instances in that cluster."""
+    pairs = sorted(set(zip(lemmas, ids)))
+    row = {pair: i for i, pair in enumerate(pairs)}
+    _, means = centroids(vectors, [row[pair] for pair in zip(lemmas, ids)])
+    return {"lemmas": [lemma for lemma, _ in pairs], "clusters": [c for _, c in pairs], "vectors": means}

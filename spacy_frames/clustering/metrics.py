@@ -15,6 +15,8 @@ from typing import Dict, Hashable, Sequence, Tuple
 
 import numpy as np
 
+from ..scoring.prf import f1
+
 __all__ = ["bcubed", "purity", "cluster_scores", "contingency"]
 
 
@@ -62,10 +64,6 @@ def contingency(gold: Sequence[Hashable], pred: Sequence[Hashable]) -> Tuple[np.
     return cells // n_pred, cells % n_pred, counts, n_gold, n_pred
 
 
-def _hmean(a: float, b: float) -> float:
-    return 0.0 if a + b == 0 else 2 * a * b / (a + b)
-
-
 def _bcubed_from_table(gi, pj, c, n_gold, n_pred) -> Tuple[float, float, float]:
     n = c.sum()
     c = c.astype(np.float64)
@@ -73,7 +71,7 @@ def _bcubed_from_table(gi, pj, c, n_gold, n_pred) -> Tuple[float, float, float]:
     gold_size = np.bincount(gi, weights=c, minlength=n_gold)
     p = float((c * c / pred_size[pj]).sum() / n)
     r = float((c * c / gold_size[gi]).sum() / n)
-    return p, r, _hmean(p, r)
+    return p, r, f1(p, r)
 
 
 def _purity_from_table(gi, pj, c, n_gold, n_pred) -> Tuple[float, float, float]:
@@ -84,7 +82,7 @@ def _purity_from_table(gi, pj, c, n_gold, n_pred) -> Tuple[float, float, float]:
     np.maximum.at(best_per_class, gi, c)
     pu = float(best_per_cluster.sum() / n)
     ipu = float(best_per_class.sum() / n)
-    return pu, ipu, _hmean(pu, ipu)
+    return pu, ipu, f1(pu, ipu)
 
 
 def bcubed(gold: Sequence[Hashable], pred: Sequence[Hashable]) -> Tuple[float, float, float]:

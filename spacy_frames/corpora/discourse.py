@@ -29,7 +29,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..extensions import ARGS_KEY, install_extensions
-from ..sense_hierarchy import SenseHierarchy
+from ..inventory.senses import SenseHierarchy
 from .readers import require_corpus
 
 SPLITS = ("train", "dev", "test")

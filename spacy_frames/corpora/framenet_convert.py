@@ -13,7 +13,8 @@ from typing import Any, Container, Dict, Iterable, Optional, Set, Union
 from spacy.tokens import DocBin
 from spacy.vocab import Vocab
 
-from .framenet import FrameInventory, PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
+from ..inventory.frames import FrameInventory
+from .framenet import PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
 from .framenet_sentences import (
     FrameSentence,
     iter_exemplar_sentences,

@@ -22,6 +22,7 @@ from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
 
+from ..extensions import BODY_VECTOR_KEY
 from .readers import require_corpus
 
 # the 14 frames of the task, spelled as in the label files (Policy Frames Codebook order)
@@ -45,7 +46,6 @@ LANGUAGES: Tuple[str, ...] = ("en", "fr", "ge", "it", "po")
 SPLITS: Tuple[str, ...] = ("train", "dev", "test")
 SPLIT_FRACTIONS = (0.70, 0.15, 0.15)
 ARTICLE_KEY = "media_article"
-BODY_VECTOR_KEY = "media_body_vector"  # as ml/media_framer.py reads it
 
 
 @dataclass
@@ -217,6 +217,12 @@ class MediaFramesCorpus:
                 predicted.user_data[BODY_VECTOR_KEY] = numpy.asarray(self.body_cache[key], dtype="float32")
             yield Example(predicted, reference)
 
+
+
+def load_articles(nlp: Language, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> List[Doc]:
+    """Whole converted articles (the reader's checks and errors; no truncation or shuffle)."""
+    corpus = MediaFramesCorpus([str(p) for p in paths], list(languages or []), max_tokens=0, shuffle=False, limit=0, seed=0)
+    return corpus.load(nlp.vocab)
 
 
 def label_counts(articles: Sequence[Article]) -> Dict[str, int]:

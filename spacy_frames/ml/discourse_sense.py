@@ -18,7 +18,7 @@ from spacy.util import registry
 from thinc.api import Dropout, Linear, Model
 from thinc.types import Floats2d
 
-from .frame_inducer import build_target_mean_pooler
+from .layers import build_target_mean_pooler
 
 REPRESENTATIONS = ("pair", "args", "pair+args")
 HEADS = ("level1", "level2", "leaf")

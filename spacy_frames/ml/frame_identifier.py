@@ -9,23 +9,31 @@
   on FN1.5 dev: metrics/frame_identifier_encoder_sharing.json), and a separate copy
   lets new frames be encoded at run time (`add_frame`) without touching the
   document encoder;
-- target detector: a linear score on the (unnormalised) target vector.
+- target detector: a linear score on the (unnormalised) target vector;
+- the frame memory (`frame_memory`, stage 2): a learned offset per frame added to its
+  cached definition vector (`layers.offset_rows`); a parameter of the model, stepped by
+  the component's finish_update and serialized with the model.
 
 The model maps (docs, targets, frame texts) to (L2-normalised target vectors,
 detector logits, L2-normalised frame vectors); the component forms the cosine
 matrix and the contrastive loss.
 """
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model
-from thinc.types import Floats1d, Floats2d, Ints1d
+from thinc.types import Floats1d, Floats2d
 
-# per doc, per target: the token indices it covers (pieces of a discontinuous target included)
-TargetIndices = List[List[Ints1d]]
-FrameIdInput = Tuple[List[Doc], TargetIndices, List[str]]
+from .layers import build_target_pooler, l2_normalize
+from .transformer import build_text_encoder
+
+# (docs, per doc its targets: spans or the token indices they cover, frame texts)
+FrameIdInput = Tuple[List[Doc], List[list], List[str]]
 FrameIdOutput = Tuple[Floats2d, Floats1d, Optional[Floats2d]]
+# the learned per-frame offset of the cached frame vectors (stage 2): a parameter of the
+# model's top node, (n_frames, width), rows in the component's frame index order
+FRAME_MEMORY = "frame_memory"
 
 
 @registry.architectures("spacy-frames.FrameIdentifier.v1")
@@ -43,6 +51,7 @@ def build_frame_identifier(
         init=frame_identifier_init,
         layers=[target_encoder, frame_encoder, detector],
         dims={"nO": None},
+        params={FRAME_MEMORY: None},
     )
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("target_encoder", target_encoder)
@@ -89,75 +98,6 @@ def frame_identifier_forward(model: Model, X: FrameIdInput, is_train: bool):
     return (target_vecs, logits2d.reshape((-1,)), frame_vecs), backprop
 
 
-def l2_normalize(ops, X: Floats2d) -> Tuple[Floats2d, Callable]:
-    norms = ops.xp.sqrt((X * X).sum(axis=1, keepdims=True)) + 1e-8
-    Y = X / norms
-
-    def backprop(dY: Floats2d) -> Floats2d:
-        return (dY - Y * (Y * dY).sum(axis=1, keepdims=True)) / norms
-
-    return Y, backprop
-
-
-@registry.layers("spacy-frames.target_max_pool.v1")
-def build_target_pooler(tok2vec: Model[List[Doc], List[Floats2d]]) -> Model[Tuple[List[Doc], TargetIndices], Floats2d]:
-    """Max-pool token vectors over each target's tokens: (docs, targets) -> (n_targets, width)."""
-    model = Model("target_max_pool", target_pool_forward, init=target_pool_init, layers=[tok2vec], dims={"nO": None})
-    model.set_ref("tok2vec", tok2vec)
-    return model
-
-
-def target_pool_init(model: Model, X=None, Y=None) -> None:
-    tok2vec = model.get_ref("tok2vec")
-    tok2vec.initialize(X=X[0] if X is not None else None)
-    if tok2vec.has_dim("nO") and tok2vec.get_dim("nO"):
-        model.set_dim("nO", tok2vec.get_dim("nO"))
-
-
-def target_pool_forward(model: Model, X: Tuple[List[Doc], TargetIndices], is_train: bool):
-    docs, targets = X
-    ops = model.ops
-    token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
-    # an empty doc may come back as a (0, 0) array: take the width from the others
-    width = max((vecs.shape[1] for vecs in token_vecs if vecs.ndim == 2 and len(vecs)), default=0)
-    n_targets = sum(len(t) for t in targets)
-    if n_targets == 0 or width == 0:
-        def backprop_empty(dY):
-            bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
-            return X
-
-        return ops.alloc2f(n_targets, width), backprop_empty
-    lengths = [len(vecs) for vecs in token_vecs]
-    pieces = [vecs if len(vecs) else ops.alloc2f(0, width) for vecs in token_vecs]
-    flat = ops.xp.concatenate(pieces + [ops.xp.full((1, width), -1e9, dtype="f")])  # last row: padding
-    pad_row = flat.shape[0] - 1
-    offsets = [0]
-    for length in lengths:
-        offsets.append(offsets[-1] + length)
-    rows: List[Sequence[int]] = []
-    for doc_i, doc_targets in enumerate(targets):
-        for indices in doc_targets:
-            rows.append([offsets[doc_i] + int(i) for i in indices] or [pad_row])
-    max_len = max(len(r) for r in rows)
-    index = ops.xp.full((len(rows), max_len), pad_row, dtype="i")
-    for r, row in enumerate(rows):
-        index[r, : len(row)] = ops.asarray(row, dtype="i")
-    gathered = flat[index]  # (n_targets, max_len, width)
-    argmax = gathered.argmax(axis=1)  # (n_targets, width)
-    pooled = gathered.max(axis=1)
-    source = ops.xp.take_along_axis(index, argmax, axis=1)  # row of `flat` that won, per target and dim
-
-    def backprop(d_pooled: Floats2d):
-        d_flat = ops.alloc2f(flat.shape[0], width)
-        cols = ops.xp.broadcast_to(ops.xp.arange(width), source.shape)
-        ops.xp.add.at(d_flat, (source, cols), d_pooled)
-        d_tokens = [d_flat[offsets[i] : offsets[i + 1]] for i in range(len(lengths))]
-        bp_tok2vec(d_tokens)
-        return X
-
-    return pooled, backprop
-
-
 @registry.architectures("spacy-frames.DefinitionEncoder.v1")
 def build_definition_encoder(name: str, max_length: int = 48) -> Model[List[str], Floats2d]:
     """A Hugging Face encoder over definition texts, mean-pooled over wordpieces.
@@ -166,32 +106,4 @@ def build_definition_encoder(name: str, max_length: int = 48) -> Model[List[str]
     by `initialize`. A trained pipeline stores the encoder's config, tokenizer and
     weights itself. max_length: wordpieces per definition (truncated beyond).
     """
-    from .threads import single_thread_in_forked_children
-    from .torch_modules import build_definition_encoder_wrapper
-
-    single_thread_in_forked_children()
-    wrapper = build_definition_encoder_wrapper(max_length)
-    model = Model(
-        "definition_encoder",
-        definition_encoder_forward,
-        init=definition_encoder_init,
-        layers=[wrapper],
-        attrs={"name": name, "max_length": max_length},
-        dims={"nO": None},
-    )
-    return model
-
-
-def definition_encoder_init(model: Model, X=None, Y=None) -> None:
-    from .torch_modules import load_pretrained_into
-    from .transformer import check_encoder
-
-    wrapper = model.layers[0]
-    load_pretrained_into(wrapper, check_encoder(model.attrs["name"]))
-    model.set_dim("nO", wrapper.shims[0]._model.width)
-
-
-def definition_encoder_forward(model: Model, texts: List[str], is_train: bool):
-    if not texts:
-        return model.ops.alloc2f(0, model.get_dim("nO")), lambda dY: texts
-    return model.layers[0](texts, is_train)
+    return build_text_encoder("definition_encoder", name, max_length)

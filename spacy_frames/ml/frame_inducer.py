@@ -17,10 +17,14 @@ component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
 """
 from typing import List, Optional, Tuple
 
+import numpy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from thinc.api import Linear, Model
 from thinc.types import Floats2d
+
+from .layers import build_target_mean_pooler
+from .transformer import build_text_encoder
 
 InducerInput = Tuple[List[Doc], List[List[Span]], bool]
 InducerOutput = Tuple[Floats2d, Optional[Floats2d]]
@@ -124,6 +128,12 @@ def frame_inducer_forward(model: Model, X: InducerInput, is_train: bool):
     return (v_word, v_mask), backprop
 
 
+def mix(v_word: numpy.ndarray, v_mask: Optional[numpy.ndarray], alpha: float) -> numpy.ndarray:
+    """norm((1 - alpha) * v_word + alpha * v_mask), rows L2-normalised."""
+    v = v_word if v_mask is None or alpha == 0 else (1.0 - alpha) * v_word + alpha * v_mask
+    return (v / (numpy.linalg.norm(v, axis=1, keepdims=True) + 1e-8)).astype("float32")
+
+
 def optional_ref(model: Model, name: str) -> Optional[Model]:
     """A reference that may be unset (an optional sublayer), or None."""
     return model.get_ref(name) if model.has_ref(name) else None
@@ -153,61 +163,6 @@ def masked_texts(targets: List[List[Span]], mask: str, window: int) -> List[str]
     return texts
 
 
-def span_token_indices(span: Span) -> List[int]:
-    """The target's tokens (the pieces of a discontinuous target only)."""
-    parts = span._.target_parts
-    if parts:
-        return [i for start, end in parts for i in range(start, end)]
-    return list(range(span.start, span.end))
-
-
-@registry.layers("spacy-frames.target_mean_pool.v1")
-def build_target_mean_pooler(tok2vec: Model[List[Doc], List[Floats2d]]) -> Model[Tuple[List[Doc], List[List[Span]]], Floats2d]:
-    """Average token vectors over each target's tokens: (docs, targets) -> (n_targets, width)."""
-    model = Model("target_mean_pool", target_mean_forward, init=target_mean_init, layers=[tok2vec], dims={"nO": None})
-    model.set_ref("tok2vec", tok2vec)
-    return model
-
-
-def target_mean_init(model: Model, X=None, Y=None) -> None:
-    tok2vec = model.get_ref("tok2vec")
-    tok2vec.initialize(X=X[0] if X is not None else None)
-    if tok2vec.has_dim("nO") and tok2vec.get_dim("nO"):
-        model.set_dim("nO", tok2vec.get_dim("nO"))
-
-
-def target_mean_forward(model: Model, X: Tuple[List[Doc], List[List[Span]]], is_train: bool):
-    docs, targets = X
-    ops = model.ops
-    token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
-    width = max((v.shape[1] for v in token_vecs if v.ndim == 2 and len(v)), default=0)
-    if not width and model.has_dim("nO"):
-        width = model.get_dim("nO") or 0
-    offsets = [0]
-    for vecs in token_vecs:
-        offsets.append(offsets[-1] + len(vecs))
-    rows = [[offsets[d] + i for i in span_token_indices(span)] for d, doc_targets in enumerate(targets) for span in doc_targets]
-    if not rows or not width:
-        def backprop_empty(dY):
-            bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
-            return X
-
-        return ops.alloc2f(len(rows), width), backprop_empty
-    flat = ops.xp.concatenate([v for v in token_vecs if len(v)])
-    index = ops.asarray1i([i for row in rows for i in row])
-    lengths = ops.asarray1i([len(row) for row in rows])
-    pooled = ops.reduce_mean(ops.as_contig(flat[index]), lengths)
-
-    def backprop(d_pooled: Floats2d):
-        d_rows = ops.backprop_reduce_mean(ops.as_contig(d_pooled), lengths)
-        d_flat = ops.alloc2f(*flat.shape)
-        ops.xp.add.at(d_flat, index, d_rows)
-        bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
-        return X
-
-    return pooled, backprop
-
-
 @registry.architectures("spacy-frames.MaskedTargetEncoder.v1")
 def build_masked_target_encoder(name: str, max_length: int = 128) -> Model[List[str], Floats2d]:
     """A Hugging Face encoder over texts holding the mask token; the vector at the mask.
@@ -215,17 +170,4 @@ def build_masked_target_encoder(name: str, max_length: int = 128) -> Model[List[
     name: local model directory or hub id (usually ${paths.encoder}), read only by
     `initialize`; a trained pipeline stores its own copy. max_length: wordpieces.
     """
-    from .frame_identifier import definition_encoder_forward, definition_encoder_init
-    from .threads import single_thread_in_forked_children
-    from .torch_modules import MaskedTargetEncoder, build_definition_encoder_wrapper
-
-    single_thread_in_forked_children()
-    wrapper = build_definition_encoder_wrapper(max_length, MaskedTargetEncoder)
-    return Model(
-        "masked_target_encoder",
-        definition_encoder_forward,
-        init=definition_encoder_init,
-        layers=[wrapper],
-        attrs={"name": name, "max_length": max_length},
-        dims={"nO": None},
-    )
+    return build_text_encoder("masked_target_encoder", name, max_length, masked=True)

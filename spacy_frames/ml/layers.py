@@ -1,9 +1,148 @@
-"""Shared thinc layers (no torch)."""
-from thinc.api import Model
-from thinc.types import Floats2d, Ragged
+"""The layer library of the components' models (thinc and numpy only; no torch).
+
+- span pooling: `build_span_pooler`, the max or the mean of the token vectors over each
+  span's tokens (the pieces of a discontinuous target only), registered as
+  `spacy-frames.span_pool.v1`; `spacy-frames.target_max_pool.v1` and
+  `spacy-frames.target_mean_pool.v1` are its two reductions under their released names;
+- `reduce_max_or_zero`: the listeners' pooling of a token's wordpieces;
+- document pooling: `mean_rows`, the mean of each document's token vectors;
+- `l2_normalize`: rows scaled to unit length, with its backprop;
+- cached vectors: `cached_doc_vectors` (a vector per doc computed once, kept in
+  `doc.user_data`) and `offset_rows` (rows of a cached matrix plus a learned offset that is
+  a parameter of the model: frame_identifier's frame memory).
+
+Layers here are shared by several models; a model module imports from here and from the
+other shared modules (transformer.py, torch_modules.py), never from another component's
+model module.
+"""
+from typing import Callable, List, Optional, Sequence, Tuple, Union
+
+import numpy
+from spacy.tokens import Doc, Span
 from spacy.util import registry
+from thinc.api import Model, Ops
+from thinc.types import Floats2d, Ints1d, Ragged
+
+# per doc, its spans: Span objects, or the token indices each one covers
+SpanInput = Tuple[List[Doc], List[List[Union[Span, Sequence[int], Ints1d]]]]
+REDUCTIONS = ("max", "mean")
 
 
+# -- span pooling ----------------------------------------------------------------------------
+@registry.layers("spacy-frames.span_pool.v1")
+def build_span_pooler(tok2vec: Model[List[Doc], List[Floats2d]], reduction: str = "max") -> Model[SpanInput, Floats2d]:
+    """Pool token vectors over each span's tokens: (docs, spans) -> (n_spans, width), rows
+    in doc order. reduction: "max" (a span without tokens gives a row of -1e9: none of the
+    components passes one) or "mean"."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"span pooler: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    model = Model(f"target_{reduction}_pool", span_pool_forward, init=span_pool_init, layers=[tok2vec], dims={"nO": None},
+                  attrs={"reduction": reduction})
+    model.set_ref("tok2vec", tok2vec)
+    return model
+
+
+@registry.layers("spacy-frames.target_max_pool.v1")
+def build_target_pooler(tok2vec: Model[List[Doc], List[Floats2d]]) -> Model[SpanInput, Floats2d]:
+    """Max-pool token vectors over each target's tokens (frame_identifier's target vector)."""
+    return build_span_pooler(tok2vec, "max")
+
+
+@registry.layers("spacy-frames.target_mean_pool.v1")
+def build_target_mean_pooler(tok2vec: Model[List[Doc], List[Floats2d]]) -> Model[SpanInput, Floats2d]:
+    """Average token vectors over each target's tokens (frame_inducer's v_word, discourse_sense's arguments)."""
+    return build_span_pooler(tok2vec, "mean")
+
+
+def span_token_indices(span: Span) -> List[int]:
+    """The span's tokens (the pieces of a discontinuous target only)."""
+    parts = span._.target_parts
+    if parts:
+        return [i for start, end in parts for i in range(start, end)]
+    return list(range(span.start, span.end))
+
+
+def token_indices(item: Union[Span, Sequence[int], Ints1d]) -> List[int]:
+    return span_token_indices(item) if isinstance(item, Span) else [int(i) for i in item]
+
+
+def span_pool_init(model: Model, X: Optional[SpanInput] = None, Y=None) -> None:
+    tok2vec = model.get_ref("tok2vec")
+    tok2vec.initialize(X=X[0] if X is not None else None)
+    if tok2vec.has_dim("nO") and tok2vec.get_dim("nO"):
+        model.set_dim("nO", tok2vec.get_dim("nO"))
+
+
+def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
+    docs, spans = X
+    ops = model.ops
+    token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
+    # an empty doc may come back as a (0, 0) array: take the width from the others
+    width = max((vecs.shape[1] for vecs in token_vecs if vecs.ndim == 2 and len(vecs)), default=0)
+    if not width and model.has_dim("nO"):
+        width = model.get_dim("nO") or 0
+    offsets = [0]
+    for vecs in token_vecs:
+        offsets.append(offsets[-1] + len(vecs))
+    rows = [[offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans]
+    if not rows or not width:
+        def backprop_empty(dY):
+            bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
+            return X
+
+        return ops.alloc2f(len(rows), width), backprop_empty
+    reduce = max_rows if model.attrs["reduction"] == "max" else mean_span_rows
+    pooled, bp_rows = reduce(ops, token_vecs, rows, width)
+
+    def backprop(d_pooled: Floats2d):
+        d_flat = bp_rows(d_pooled)
+        bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
+        return X
+
+    return pooled, backprop
+
+
+def max_rows(ops: Ops, token_vecs: List[Floats2d], rows: List[List[int]], width: int):
+    """The max over each row list of the stacked token vectors, and its backprop (to the
+    stacked vectors); an empty row list takes a padding row of -1e9."""
+    pieces = [vecs if len(vecs) else ops.alloc2f(0, width) for vecs in token_vecs]
+    flat = ops.xp.concatenate(pieces + [ops.xp.full((1, width), -1e9, dtype="f")])  # last row: padding
+    pad_row = flat.shape[0] - 1
+    rows = [row or [pad_row] for row in rows]
+    index = ops.xp.full((len(rows), max(len(r) for r in rows)), pad_row, dtype="i")
+    for r, row in enumerate(rows):
+        index[r, : len(row)] = ops.asarray(row, dtype="i")
+    gathered = flat[index]  # (n_spans, max_len, width)
+    argmax = gathered.argmax(axis=1)  # (n_spans, width)
+    pooled = gathered.max(axis=1)
+    source = ops.xp.take_along_axis(index, argmax, axis=1)  # row of `flat` that won, per span and dim
+
+    def backprop(d_pooled: Floats2d) -> Floats2d:
+        d_flat = ops.alloc2f(flat.shape[0], width)
+        cols = ops.xp.broadcast_to(ops.xp.arange(width), source.shape)
+        ops.xp.add.at(d_flat, (source, cols), d_pooled)
+        return d_flat
+
+    return pooled, backprop
+
+
+def mean_span_rows(ops: Ops, token_vecs: List[Floats2d], rows: List[List[int]], width: int):
+    """The mean over each row list of the stacked token vectors, and its backprop."""
+    flat = ops.xp.concatenate([v for v in token_vecs if len(v)])
+    index = ops.asarray1i([i for row in rows for i in row])
+    lengths = ops.asarray1i([len(row) for row in rows])
+    pooled = ops.reduce_mean(ops.as_contig(flat[index]), lengths)
+
+    def backprop(d_pooled: Floats2d) -> Floats2d:
+        d_rows = ops.backprop_reduce_mean(ops.as_contig(d_pooled), lengths)
+        d_flat = ops.alloc2f(*flat.shape)
+        ops.xp.add.at(d_flat, index, d_rows)
+        return d_flat
+
+    return pooled, backprop
+
+
+# -- wordpiece pooling -----------------------------------------------------------------------
 @registry.layers("spacy-frames.reduce_max_or_zero.v1")
 def reduce_max_or_zero() -> Model[Ragged, Floats2d]:
     """reduce_max over each sequence; an empty sequence gives a zero vector.
@@ -31,3 +170,75 @@ def reduce_max_or_zero_forward(model: Model, Xr: Ragged, is_train: bool):
         return Ragged(dX, lengths)
 
     return Y, backprop
+
+
+# -- document pooling ------------------------------------------------------------------------
+def mean_rows(ops: Ops, arrays: List[Floats2d], width: int) -> Tuple[Floats2d, Callable[[Floats2d], List[Floats2d]]]:
+    """Mean over each doc's token vectors (zeros for an empty doc) and its backprop."""
+    lengths = [a.shape[0] for a in arrays]
+    out = ops.alloc2f(len(arrays), width)
+    for i, a in enumerate(arrays):
+        if a.shape[0]:
+            out[i] = a.mean(axis=0)
+
+    def backprop(d_out: Floats2d) -> List[Floats2d]:
+        return [ops.xp.repeat(d_out[i : i + 1] / max(n, 1), n, axis=0) for i, n in enumerate(lengths)]
+
+    return out, backprop
+
+
+# -- normalisation ---------------------------------------------------------------------------
+def l2_normalize(ops: Ops, X: Floats2d) -> Tuple[Floats2d, Callable[[Floats2d], Floats2d]]:
+    """Rows of X scaled to unit length (+1e-8 in the norm) and the backprop."""
+    norms = ops.xp.sqrt((X * X).sum(axis=1, keepdims=True)) + 1e-8
+    Y = X / norms
+
+    def backprop(dY: Floats2d) -> Floats2d:
+        return (dY - Y * (Y * dY).sum(axis=1, keepdims=True)) / norms
+
+    return Y, backprop
+
+
+# -- cached vectors --------------------------------------------------------------------------
+def cached_doc_vectors(ops: Ops, docs: List[Doc], key: str) -> Optional[Floats2d]:
+    """The vectors precomputed for `docs` (`doc.user_data[key]`), or None unless all have one."""
+    if not docs or not all(key in doc.user_data for doc in docs):
+        return None
+    return ops.asarray2f(numpy.asarray([doc.user_data[key] for doc in docs], dtype="float32"))
+
+
+def offset_rows(model: Model, name: str, base: numpy.ndarray, rows: Sequence[int]) -> Tuple[Floats2d, Callable[[Floats2d], None]]:
+    """Rows of a cached matrix plus a learned offset, L2-normalised: base[rows] + W[rows],
+    with W = the parameter `name` of `model` (the offset is zero while W is unset), and a
+    backprop that adds the offset's gradient to the parameter's gradient (W starts at zero
+    with the first one). That gradient is a fresh one (`add_fresh_grad`): the component
+    steps W only after a batch that gave it a gradient (pipeline/base.py,
+    `finish_update_params`), as an update of the offsets would."""
+    ops = model.ops
+    offsets = model.get_param(name) if model.has_param(name) else None
+    pre = base[rows] if offsets is None else base[rows] + offsets[rows]
+    vectors, bp_norm = l2_normalize(ops, ops.asarray(pre))
+
+    def backprop(d_vectors: Floats2d) -> None:
+        if not model.has_param(name):
+            model.set_param(name, numpy.zeros_like(base))
+        grad = numpy.zeros_like(model.get_param(name))
+        numpy.add.at(grad, rows, ops.to_numpy(bp_norm(d_vectors)))
+        add_fresh_grad(model, name, grad)
+
+    return vectors, backprop
+
+
+def add_fresh_grad(model: Model, name: str, grad) -> None:
+    """Add to the gradient of a parameter that is stepped only when it has one since its
+    last step (`consume_grad` marks it used)."""
+    if model.has_grad(name) and model.get_grad(name).size:
+        model.inc_grad(name, grad)
+    else:
+        model.set_grad(name, grad)
+
+
+def consume_grad(model: Model, name: str) -> None:
+    """Mark a stepped parameter's gradient as used: no step until the next `add_fresh_grad`
+    (an empty gradient is one the optimizer skips)."""
+    model.set_grad(name, model.ops.alloc1f(0))

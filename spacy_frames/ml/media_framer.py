@@ -24,7 +24,9 @@ from spacy.util import registry
 from thinc.api import Dropout, Linear, Model, Relu, chain
 from thinc.types import Floats2d
 
-from ..corpora.media_frames import BODY_VECTOR_KEY
+from ..extensions import BODY_VECTOR_KEY
+from .layers import cached_doc_vectors, mean_rows
+
 USE_DIM = 512
 
 
@@ -85,32 +87,11 @@ def media_framer_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> No
     model.set_dim("nO", head.layers[-1].get_dim("nO"))
 
 
-def mean_rows(ops, arrays: List[Floats2d], width: int):
-    """Mean over each doc's token vectors (zeros for an empty doc) and its backprop."""
-    lengths = [a.shape[0] for a in arrays]
-    out = ops.alloc2f(len(arrays), width)
-    for i, a in enumerate(arrays):
-        if a.shape[0]:
-            out[i] = a.mean(axis=0)
-
-    def backprop(d_out: Floats2d) -> List[Floats2d]:
-        return [ops.xp.repeat(d_out[i : i + 1] / max(n, 1), n, axis=0) for i, n in enumerate(lengths)]
-
-    return out, backprop
-
-
-def cached_body_vectors(model: Model, docs: List[Doc]) -> Optional[Floats2d]:
-    """The precomputed transformer article vectors of `docs`, or None unless all have one."""
-    if not docs or not all(BODY_VECTOR_KEY in doc.user_data for doc in docs):
-        return None
-    return model.ops.asarray2f(numpy.asarray([doc.user_data[BODY_VECTOR_KEY] for doc in docs], dtype="float32"))
-
-
 def media_framer_forward(model: Model, docs: List[Doc], is_train: bool):
     parts, backprops = [], []
     if has_body(model, "tok2vec"):
         # frozen-body training stages: the reader gave every article its cached vector
-        cached = cached_body_vectors(model, docs) if is_train else None
+        cached = cached_doc_vectors(model.ops, docs, BODY_VECTOR_KEY) if is_train else None
         if cached is not None:
             parts.append(cached)
             backprops.append(None)

@@ -8,6 +8,9 @@ user is told which directory is missing what and how to fetch it. The check runs
 in the model's `init` (i.e. `nlp.initialize()` / `spacy train`), never when a
 trained pipeline is loaded: a packaged pipeline carries its own weights and must
 load on machines that have no encoder asset.
+
+Also here: the components' own encoder copies over texts (`build_text_encoder`):
+frame_identifier's frame-definition encoder and frame_inducer's masked-target encoder.
 """
 import os
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Callable, List, Optional
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
+from thinc.types import Floats2d
 
 CONFIG_FILE = "config.json"
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model", "vocab.json")
@@ -102,3 +106,41 @@ def checked_transformer_init(model: Model, X: Optional[List[Doc]] = None, Y=None
 
     check_encoder(model.attrs["name"])
     return transformer_init(model, X=X, Y=Y)
+
+
+# -- own encoder copies over texts (frame definitions, masked sentences) --------------------
+def build_text_encoder(model_name: str, name: str, max_length: int, masked: bool = False) -> Model[List[str], Floats2d]:
+    """A Hugging Face encoder over texts (spacy-frames.DefinitionEncoder.v1: mean-pooled
+    wordpieces; spacy-frames.MaskedTargetEncoder.v1, `masked`: the vector at the mask token).
+
+    name: local model directory or hub id (usually ${paths.encoder}), read only by
+    `initialize`; a trained pipeline stores the encoder's config, tokenizer and weights
+    itself. max_length: wordpieces per text (truncated beyond).
+    """
+    from .threads import single_thread_in_forked_children
+    from .torch_modules import DefinitionEncoder, MaskedTargetEncoder, build_definition_encoder_wrapper
+
+    single_thread_in_forked_children()
+    wrapper = build_definition_encoder_wrapper(max_length, MaskedTargetEncoder if masked else DefinitionEncoder)
+    return Model(
+        model_name,
+        text_encoder_forward,
+        init=text_encoder_init,
+        layers=[wrapper],
+        attrs={"name": name, "max_length": max_length},
+        dims={"nO": None},
+    )
+
+
+def text_encoder_init(model: Model, X=None, Y=None) -> None:
+    from .torch_modules import load_pretrained_into
+
+    wrapper = model.layers[0]
+    load_pretrained_into(wrapper, check_encoder(model.attrs["name"]))
+    model.set_dim("nO", wrapper.shims[0]._model.width)
+
+
+def text_encoder_forward(model: Model, texts: List[str], is_train: bool):
+    if not texts:
+        return model.ops.alloc2f(0, model.get_dim("nO")), lambda dY: texts
+    return model.layers[0](texts, is_train)

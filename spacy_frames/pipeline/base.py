@@ -1,13 +1,30 @@
-"""What the trainable components share: serialization of cfg, vocab, model and their own
-state, and the default (transformer-free) tok2vec of their default model configs."""
-from typing import Any, Callable, Dict, List, Tuple
+"""What the trainable components share: the Doc extensions installed on every call, the
+opening and closing of `update`, `score`, `finish_update`, serialization of cfg, vocab,
+model and their own state, and the default (transformer-free) tok2vec of their default
+model configs.
+
+A component subclasses `FramesPipe` and implements `predict`, `set_annotations`,
+`initialize` and `_update(examples, drop)`: the body of its update (its loss and the
+backprop), which returns the batch's loss or None when the batch holds nothing it learns
+from (its listener must then still be called: `sharing.skip_batch`).
+"""
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple
 
 import srsly
 from spacy import util
 from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+from thinc.api import Model, Optimizer
+
+from ..extensions import install_extensions
+from ..ml.layers import consume_grad
 
 # (to bytes, from bytes, to disk, from disk) of one piece of a component's state
 StateIO = Tuple[Callable[[], bytes], Callable[[bytes], Any], Callable[[Any], None], Callable[[Any], Any]]
+# a parameter of a model: (node id, parameter name), as the optimizer keys it
+ParamKey = Tuple[int, str]
 
 
 def default_tok2vec_config(width: int) -> str:
@@ -33,10 +50,81 @@ maxout_pieces = 3
 """
 
 
-class SerializablePipe(TrainablePipe):
-    """to_bytes / from_bytes / to_disk / from_disk of "cfg", "vocab", the pieces that
-    `_extra_state` names (in order, between vocab and model) and "model"."""
+class FramesPipe(TrainablePipe):
+    """The base of the package's components (see the module docstring).
 
+    Serialization: to_bytes / from_bytes / to_disk / from_disk of "cfg", "vocab", the
+    pieces that `_extra_state` names (in order, between vocab and model) and "model"."""
+
+    def __init__(self, vocab: Vocab, model: Model, name: str, cfg: Dict[str, Any], scorer: Optional[Callable]) -> None:
+        install_extensions()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg = cfg
+        self.scorer = scorer
+
+    # -- calls: the extensions exist in spawned n_process workers too --------------------
+    def __call__(self, doc: Doc) -> Doc:
+        install_extensions()
+        return super().__call__(doc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        install_extensions()
+        return super().pipe(stream, batch_size=batch_size)
+
+    # -- training ----------------------------------------------------------------------
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.update")
+        loss = self._update(examples, drop)
+        if loss is None:
+            return losses
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
+        """Forward, loss and backprop of one batch; its loss, or None when skipped."""
+        raise NotImplementedError
+
+    def finish_update(self, sgd: Optimizer) -> None:
+        """Step the model's parameters with `sgd` (see `finish_update_params`)."""
+        finish_update_params(self.model, sgd, skipped=self._tied_wrapper(), lr_scales=self._lr_scales(), fresh=self._fresh_params())
+
+    def _tied_wrapper(self) -> Optional[Model]:
+        """A wrapper of the model that runs the shared transformer's torch module."""
+        return None
+
+    def _lr_scales(self) -> Dict[ParamKey, float]:
+        """Learning-rate multipliers of some parameters (default 1)."""
+        return {}
+
+    def _fresh_params(self) -> Collection[ParamKey]:
+        """Parameters stepped only after an update that gave them a gradient."""
+        return ()
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        """The scorer's scores; it gets the component's cfg, labels and the component
+        itself (`component`) as keyword arguments, `kwargs` last."""
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.score")
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **{**self.cfg, "labels": self.labels, "component": self, **kwargs})
+
+    # -- serialization ----------------------------------------------------------------
     def _extra_state(self) -> Dict[str, StateIO]:
         return {}
 
@@ -45,6 +133,9 @@ class SerializablePipe(TrainablePipe):
 
     def _before_model_load(self) -> None:
         """Set what the model's shapes depend on (read from cfg) before its weights load."""
+
+    def _after_model_load(self) -> None:
+        """Derive state from the loaded weights."""
 
     def _set_cfg(self, data: Dict[str, Any]) -> None:
         self.cfg.update(data)
@@ -80,6 +171,7 @@ class SerializablePipe(TrainablePipe):
     def _load_model_bytes(self, data: bytes) -> None:
         self._before_model_load()
         self.model.from_bytes(data)
+        self._after_model_load()
 
     def _load_model_file(self, path) -> None:
         with open(path, "rb") as file_:
@@ -98,3 +190,39 @@ class CfgLabels:
     @property
     def label_data(self) -> List[str]:
         return list(self.labels)
+
+
+def finish_update_params(
+    model: Model,
+    sgd: Optimizer,
+    *,
+    skipped: Optional[Model] = None,
+    lr_scales: Optional[Dict[ParamKey, float]] = None,
+    fresh: Collection[ParamKey] = (),
+) -> None:
+    """`model.finish_update(sgd)`, except that
+    - the shims of `skipped` (a wrapper tied to the shared transformer's torch module) are
+      left alone: the transformer component steps those weights, and a second step would
+      apply its update (weight decay included) twice per batch;
+    - a parameter (node id, name) in `lr_scales` is stepped with that multiplier of the
+      learning rate (the optimizer's `lr_scale`: Adam's step is lr_scale * lr * m / sqrt(v),
+      a real learning rate, not a gradient scale, which Adam would cancel);
+    - a parameter in `fresh` is stepped only when an update gave it a gradient since its
+      last step (`layers.add_fresh_grad`), not with the zeroed gradient a step leaves.
+    """
+    lr_scales = lr_scales or {}
+    for node in model.walk():
+        if node is not skipped:
+            for shim in node.shims:
+                shim.finish_update(sgd)
+        for name in node.param_names:
+            if not node.has_grad(name):
+                continue
+            key = (node.id, name)
+            grad = node.get_grad(name)
+            if key in fresh and not grad.size:
+                continue
+            param, _ = sgd(key, node.get_param(name), grad, lr_scale=lr_scales.get(key, 1.0))
+            node.set_param(name, param)
+            if key in fresh:
+                consume_grad(node, name)

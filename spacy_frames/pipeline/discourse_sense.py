@@ -10,9 +10,10 @@ sense never sits under the wrong level-1 sense: decoded jointly over its paths (
 of the heads' log-probabilities), or top-down (the level-1 head decides, the finer heads
 choose below it).
 
-Input: a Doc whose `doc.spans["discourse_args"]` holds exactly two spans [Arg1, Arg2]:
-that pair is classified. Otherwise every pair of adjacent sentences is (sentences from
-the pipeline when it sets them, else a punctuation rule). Output: `doc._.discourse_relations`,
+Input (the suggester, `spacy-frames.argument_pair_suggester.v1`): a Doc whose
+`doc.spans["discourse_args"]` holds exactly two spans [Arg1, Arg2]: that pair is
+classified. Otherwise every pair of adjacent sentences is (sentences from the pipeline
+when it sets them, else a punctuation rule). Output: `doc._.discourse_relations`,
 one dict per pair: {"arg1": [start_char, end_char], "arg2": [...], "sense": the finest
 sense path, "level1": "Expansion", "level2": "Expansion.Level-of-detail", "score": p}.
 """
@@ -22,19 +23,20 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 from spacy.language import Language
-from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
+from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, set_dropout_rate
 
-from ..extensions import ARGS_KEY, install_extensions
+from ..extensions import ARGS_KEY
+from ..inventory.senses import SenseHierarchy
 from ..losses import HierarchicalContrastiveLoss
 from ..losses.base import _cross_entropy
-from ..discourse_eval import make_discourse_sense_scorer  # noqa: F401  (registers the scorer)
 from ..ml.discourse_sense import HEADS, set_head_sizes
-from ..sense_hierarchy import SenseHierarchy
-from .base import CfgLabels, SerializablePipe, default_tok2vec_config
+from ..scoring.discourse import score_discourse_senses
+from ..suggesters.discourse import build_argument_pair_suggester, given_pair, suggested_pairs
+from .base import CfgLabels, FramesPipe, default_tok2vec_config
 from .sharing import skip_batch
 
 default_model_config = """
@@ -61,6 +63,7 @@ DECODINGS = ("joint", "top-down")
         "max_pairs_per_batch": 256,
         "decoding": "joint",
         "separator": "",
+        "suggester": {"@misc": "spacy-frames.argument_pair_suggester.v1"},
         "scorer": {"@scorers": "spacy-frames.discourse_sense_scorer.v1"},
     },
     default_score_weights={"disc_l2_acc": 0.5, "disc_l2_macro_f1": 0.5, "disc_l1_acc": 0.0, "disc_l1_macro_f1": 0.0},
@@ -78,6 +81,7 @@ def make_discourse_sense(
     max_pairs_per_batch: int,
     decoding: str,
     separator: str,
+    suggester: Callable,
     scorer: Optional[Callable],
 ) -> "DiscourseSense":
     """Create a discourse_sense component.
@@ -103,16 +107,23 @@ def make_discourse_sense(
         (`corpora.train.separator`). A component with its own encoder (packaged with
         `replace_listeners`) encodes each pair on its own, separator included; one that
         listens to a shared transformer reads the document's pass and cannot insert it.
+    suggester (Callable): the argument pairs (spacy-frames.argument_pair_suggester.v1);
+        called with the component's args_key.
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
         nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
         augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch,
-        decoding=decoding, separator=separator, scorer=scorer,
+        decoding=decoding, separator=separator, suggester=suggester, scorer=scorer,
     )
 
 
-class DiscourseSense(CfgLabels, SerializablePipe):
+@registry.scorers("spacy-frames.discourse_sense_scorer.v1")
+def make_discourse_sense_scorer() -> Callable:
+    return score_discourse_senses
+
+
+class DiscourseSense(CfgLabels, FramesPipe):
     """Discourse relation senses of argument pairs (see module docstring)."""
 
     def __init__(
@@ -129,6 +140,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         max_pairs_per_batch: int = 256,
         decoding: str = "joint",
         separator: str = "",
+        suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         if len(head_weights) != len(HEADS) or any(w < 0 for w in head_weights) or not any(head_weights):
@@ -137,11 +149,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             raise ValueError(f"[{name}] contrastive_weight must be >= 0, got {contrastive_weight}")
         if decoding not in DECODINGS:
             raise ValueError(f"[{name}] decoding must be one of {DECODINGS}, got {decoding!r}")
-        install_extensions()
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.cfg: Dict[str, Any] = {
+        cfg: Dict[str, Any] = {
             "args_key": args_key,
             "head_weights": [float(w) for w in head_weights],
             "contrastive_weight": float(contrastive_weight),
@@ -150,12 +158,12 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             "separator": str(separator),
             "labels": [],
         }
+        super().__init__(vocab, model, name, cfg, scorer)
         self.decoding = decoding  # not in cfg: a prediction-time setting, taken from the config
         self.contrastive = contrastive if contrastive is not None else HierarchicalContrastiveLoss()
-        self.scorer = scorer
+        self.suggester = suggester if suggester is not None else build_argument_pair_suggester()
         self.hierarchy = SenseHierarchy()
         self._tables: Optional[Dict[str, Any]] = None
-        self._sentencizer = Sentencizer()
         self._warned_args = False
 
     # -- labels: the finest senses predicted (leaves, or level-2 senses seen without a leaf)
@@ -188,31 +196,23 @@ class DiscourseSense(CfgLabels, SerializablePipe):
     # -- pairs ----------------------------------------------------------------------------
     def pairs(self, doc: Doc) -> List[Tuple[Span, Span]]:
         """The [Arg1, Arg2] pair of `doc.spans[args_key]`, else adjacent sentences."""
-        given = list(doc.spans.get(self.cfg["args_key"], []))
-        if len(given) == 2 and all(len(s) for s in given):
-            return [(given[0], given[1])]
-        if given and not self._warned_args:
-            warnings.warn(f"[{self.name}] doc.spans['{self.cfg['args_key']}'] should hold two non-empty spans [Arg1, Arg2], "
-                          f"not {len(given)}: classifying adjacent sentences instead.")
-            self._warned_args = True
-        sents = self._sentences(doc)
-        return [(a, b) for a, b in zip(sents, sents[1:])]
+        return self.batch_pairs([doc])[0]
 
-    def _sentences(self, doc: Doc) -> List[Span]:
-        if not len(doc):
-            return []
-        if doc.has_annotation("SENT_START"):
-            sents = list(doc.sents)
-        else:  # a punctuation rule, without touching the doc's annotation
-            starts = self._sentencizer.predict([doc])[0]
-            bounds = [i for i, start in enumerate(starts) if start or i == 0] + [len(doc)]
-            sents = [doc[a:b] for a, b in zip(bounds, bounds[1:])]
-        return [s for s in sents if any(not t.is_space for t in s)]
+    def batch_pairs(self, docs: Sequence[Doc]) -> List[List[Tuple[Span, Span]]]:
+        """The suggester's argument pairs of each doc."""
+        docs = list(docs)
+        key = self.cfg["args_key"]
+        if not self._warned_args and any(doc.spans.get(key) and given_pair(doc, key) is None for doc in docs):
+            n = next(len(doc.spans[key]) for doc in docs if doc.spans.get(key) and given_pair(doc, key) is None)
+            warnings.warn(f"[{self.name}] doc.spans['{key}'] should hold two non-empty spans [Arg1, Arg2], "
+                          f"not {n}: classifying adjacent sentences instead.")
+            self._warned_args = True
+        return suggested_pairs(docs, self.suggester(docs, ops=self.model.ops, args_key=key))
 
     # -- prediction -----------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> List[List[Dict[str, Any]]]:
         docs = list(docs)
-        pairs = [self.pairs(doc) for doc in docs]
+        pairs = self.batch_pairs(docs)
         results: List[List[Dict[str, Any]]] = [[] for _ in docs]
         if not self.cfg["labels"]:
             return results
@@ -292,14 +292,6 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         for doc, doc_relations in zip(docs, relations):
             doc._.discourse_relations = doc_relations
 
-    def __call__(self, doc: Doc) -> Doc:
-        install_extensions()
-        return super().__call__(doc)
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        install_extensions()
-        return super().pipe(stream, batch_size=batch_size)
-
     # -- training -------------------------------------------------------------------------
     def _gold(self, examples: Sequence[Example]) -> Tuple[List[List[Tuple[Span, Span]]], List[str], List[float]]:
         """Per example its argument pair ([] for an example without a gold sense, or with
@@ -318,25 +310,13 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             weights.append(self.cfg.get("augmented_weight", 1.0) if gold.get("augmented") else 1.0)
         return pairs, senses, weights
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
         """Cross-entropy on the heads plus beta * the contrastive loss; examples without
         a gold sense are skipped (corpora of other tasks can be mixed in)."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "DiscourseSense.update")
         pairs, senses, weights = self._gold(examples)
         if not senses:
             skip_batch(self.model.get_ref("tok2vec"), [eg.predicted for eg in examples])
-            return losses
+            return None
         # every doc goes to the listener (it checks the batch is the transformer's),
         # those without gold with no pair
         docs = [eg.predicted for eg in examples]
@@ -344,10 +324,7 @@ class DiscourseSense(CfgLabels, SerializablePipe):
         (features, logits), backprop = self.model.begin_update((docs, pairs))
         loss, grads = self.get_loss(examples, (features, logits, senses, weights))
         backprop(grads)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return loss
 
     def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
         """scores: (features, logits of the heads, gold senses, cross-entropy weights)."""
@@ -414,11 +391,6 @@ class DiscourseSense(CfgLabels, SerializablePipe):
             if (separator not in between) if separator else False:
                 raise ValueError(f"[{self.name}] separator is {separator!r} but the training reader puts {between.strip()!r} between "
                                  f"the arguments: set the reader's `separator` to the component's.")
-
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-        examples = list(examples)
-        validate_examples(examples, "DiscourseSense.score")
-        return self.scorer(examples, **kwargs) if self.scorer is not None else {}
 
     # -- serialization (pipeline/base.py): cfg, vocab, model ---------------------------
     def _set_cfg(self, data: Dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """frame_identifier: frame-evoking targets -> FrameNet frames with a dual encoder.
 
-Method: COFFTEA (An et al. 2023). Targets come from `doc.spans[targets_key]`
-when it is set (gold-target mode) or from the lexicon plus a trained detector
+Method: COFFTEA (An et al. 2023). Targets come from the suggester
+(`spacy-frames.frame_target_suggester.v1`): `doc.spans[targets_key]` when it is set
+(gold-target mode), else the lexicon, whose candidates a trained detector filters
 (raw text). Each target vector is compared by cosine with every frame vector
 (FAISS inner product over L2-normalised vectors); the decision is restricted to
 the target's lexicon candidates when `lexicon_filter` is on and it has any.
@@ -14,27 +15,31 @@ Training is coarse-to-fine, one spaCy config per stage:
 """
 import random
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
+from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
-from ..corpora.framenet import FrameInventory
 from ..corpora.readers import is_partial
-from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
-from ..frame_negatives import candidate_columns, contrastive_scores_loss
-from ..frame_scoring import make_frame_identifier_scorer  # noqa: F401  (registers the scorer)
-from ..frame_targets import TargetBatch, collect_targets, detection_examples, gold_targets
-from ..lexicon import Lexicon
+from ..extensions import FRAMES_KEY, TARGETS_KEY
+from ..inventory.frames import FrameInventory
+from ..inventory.index import FrameIndex
+from ..inventory.lexicon import Lexicon
 from ..losses import BinaryCrossEntropy, InfoNCE
-from ..retrieval import FrameIndex
-from .base import SerializablePipe, default_tok2vec_config
-from .sharing import finish_update_skipping, skip_batch, tie_to_transformer
+from ..losses.frames import candidate_columns, contrastive_scores_loss
+from ..ml.frame_identifier import FRAME_MEMORY
+from ..ml.layers import l2_normalize, offset_rows
+from ..scoring.frames import score_frame_identification
+from ..suggesters import suggested_spans
+from ..suggesters.frames import TargetBatch, build_frame_target_suggester, detection_examples, gold_targets, target_batch
+from .base import FramesPipe, default_tok2vec_config
+from .sharing import skip_batch, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -72,18 +77,12 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "loss": {"@losses": "spacy-frames.InfoNCE.v1", "temperature": 0.07},
         "detection_loss": {"@losses": "spacy-frames.BinaryCrossEntropy.v1", "pos_weight": 1.0},
         "detection_weight": 1.0,
+        "suggester": {"@misc": "spacy-frames.frame_target_suggester.v1"},
         "scorer": {"@scorers": "spacy-frames.frame_identifier_scorer.v1"},
     },
     default_score_weights={
-        "frame_overall": 1.0,
-        "frame_acc": None,
-        "frame_r1": None,
-        "frame_r3": None,
-        "frame_r5": None,
-        "frame_acc_ambiguous": None,
-        "target_p": None,
-        "target_r": None,
-        "target_f": None,
+        "frame_overall": 1.0, "frame_acc": None, "frame_r1": None, "frame_r3": None, "frame_r5": None,
+        "frame_acc_ambiguous": None, "target_p": None, "target_r": None, "target_f": None,
     },
 )
 def make_frame_identifier(
@@ -107,6 +106,7 @@ def make_frame_identifier(
     loss: Callable,
     detection_loss: Callable,
     detection_weight: float,
+    suggester: Callable,
     scorer: Optional[Callable],
 ) -> "FrameIdentifier":
     """Create a frame_identifier.
@@ -134,33 +134,26 @@ def make_frame_identifier(
     loss (Callable): contrastive loss over cosine scores (spacy-frames.InfoNCE.v1).
     detection_loss (Callable): loss of the target detector.
     detection_weight (float): weight of the detection loss.
+    suggester (Callable): candidate targets (spacy-frames.frame_target_suggester.v1:
+        preset targets, else the lexicon's candidates); called with the component's
+        lexicon, targets_key and oov_pos.
     scorer (Optional[Callable]): scoring method.
     """
     return FrameIdentifier(
-        nlp.vocab,
-        model,
-        name,
-        spans_key=spans_key,
-        targets_key=targets_key,
-        top_k=top_k,
-        lexicon_filter=lexicon_filter,
-        threshold=threshold,
-        oov_threshold=oov_threshold,
-        oov_pos=oov_pos,
-        objective=objective,
-        n_negatives=n_negatives,
-        train_frame_encoder=train_frame_encoder,
-        share_frame_encoder=share_frame_encoder,
-        frame_memory=frame_memory,
-        frame_memory_lr_scale=frame_memory_lr_scale,
-        loss=loss,
-        detection_loss=detection_loss,
-        detection_weight=detection_weight,
-        scorer=scorer,
+        nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, top_k=top_k, lexicon_filter=lexicon_filter,
+        threshold=threshold, oov_threshold=oov_threshold, oov_pos=oov_pos, objective=objective, n_negatives=n_negatives,
+        train_frame_encoder=train_frame_encoder, share_frame_encoder=share_frame_encoder, frame_memory=frame_memory,
+        frame_memory_lr_scale=frame_memory_lr_scale, loss=loss, detection_loss=detection_loss,
+        detection_weight=detection_weight, suggester=suggester, scorer=scorer,
     )
 
 
-class FrameIdentifier(SerializablePipe):
+@registry.scorers("spacy-frames.frame_identifier_scorer.v1")
+def make_frame_identifier_scorer() -> Callable:
+    return score_frame_identification
+
+
+class FrameIdentifier(FramesPipe):
     """Label frame-evoking targets with FrameNet frames (see module docstring)."""
 
     def __init__(
@@ -185,38 +178,25 @@ class FrameIdentifier(SerializablePipe):
         loss: Optional[Callable] = None,
         detection_loss: Optional[Callable] = None,
         detection_weight: float = 1.0,
+        suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"frame_identifier: objective must be one of {OBJECTIVES}, got {objective!r}")
-        install_extensions()
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.cfg: Dict[str, Any] = {
-            "spans_key": spans_key,
-            "targets_key": targets_key,
-            "top_k": top_k,
-            "lexicon_filter": lexicon_filter,
-            "threshold": threshold,
-            "oov_threshold": oov_threshold,
-            "oov_pos": list(oov_pos),
-            "objective": objective,
-            "n_negatives": n_negatives,
-            "train_frame_encoder": train_frame_encoder,
-            "share_frame_encoder": share_frame_encoder,
-            "frame_memory": frame_memory,
-            "frame_memory_lr_scale": frame_memory_lr_scale,
-            "detection_weight": detection_weight,
+        cfg: Dict[str, Any] = {
+            "spans_key": spans_key, "targets_key": targets_key, "top_k": top_k, "lexicon_filter": lexicon_filter,
+            "threshold": threshold, "oov_threshold": oov_threshold, "oov_pos": list(oov_pos), "objective": objective,
+            "n_negatives": n_negatives, "train_frame_encoder": train_frame_encoder, "share_frame_encoder": share_frame_encoder,
+            "frame_memory": frame_memory, "frame_memory_lr_scale": frame_memory_lr_scale, "detection_weight": detection_weight,
         }
+        super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else InfoNCE(0.07)
         self.detection_loss = detection_loss if detection_loss is not None else BinaryCrossEntropy()
-        self.scorer = scorer
+        self.suggester = suggester if suggester is not None else build_frame_target_suggester()
         self.inventory = FrameInventory()
         self.lexicon = Lexicon(self.inventory)
-        self.index = FrameIndex()
+        self.index = FrameIndex()  # names, definition vectors (base) and the memory (residual)
         self._rng = random.Random(0)
-        self._pending_memory: List[Tuple[Callable, Any]] = []
         self._tied_to_transformer = False  # frame encoder = the shared transformer's torch module
 
     # -- labels and frames -------------------------------------------------------------
@@ -239,6 +219,7 @@ class FrameIdentifier(SerializablePipe):
         self.lexicon = Lexicon(self.inventory)
         vector = self._encode_frames([name])
         self.index.add([name], vector)
+        self._set_memory(self.index.residual)  # the new frame's row starts at zero
 
     def _require_inventory(self) -> None:
         if not len(self.inventory):
@@ -249,8 +230,17 @@ class FrameIdentifier(SerializablePipe):
 
     # -- targets ----------------------------------------------------------------------------
     def collect_targets(self, docs: Iterable[Doc]) -> TargetBatch:
-        """Preset targets where the doc has them, else lexicon (+ out-of-lexicon) candidates."""
-        return collect_targets(docs, self.cfg["targets_key"], self.lexicon, self.cfg["oov_pos"])
+        """The suggester's targets (by default: preset targets where the doc has them, else
+        lexicon and out-of-lexicon candidates) with their lexical units."""
+        docs = list(docs)
+        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=self.cfg["targets_key"],
+                                   oov_pos=self.cfg["oov_pos"])
+        return target_batch(docs, suggested, self.lexicon, self.cfg["targets_key"])
+
+    def candidates(self, docs: List[Doc]) -> List[List[Span]]:
+        """The suggester's candidates without preset targets (the detector's negatives)."""
+        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=None, oov_pos=self.cfg["oov_pos"])
+        return suggested_spans(docs, suggested)
 
     # -- prediction ---------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
@@ -261,7 +251,7 @@ class FrameIdentifier(SerializablePipe):
             return {"batch": batch, "vectors": None, "probs": None}
         if not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
-        targets, logits, _ = self.model.predict((batch.docs, batch.token_indices(self.model.ops), []))
+        targets, logits, _ = self.model.predict((batch.docs, batch.spans, []))
         vectors = self.model.ops.to_numpy(targets).astype("float32")
         probs = 1.0 / (1.0 + numpy.exp(-self.model.ops.to_numpy(logits)))
         return {"batch": batch, "vectors": vectors, "probs": probs}
@@ -302,19 +292,9 @@ class FrameIdentifier(SerializablePipe):
             offset += len(spans)
             doc.spans[self.cfg["spans_key"]] = group
 
-    def __call__(self, doc: Doc) -> Doc:
-        install_extensions()
-        return super().__call__(doc)
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        install_extensions()
-        return super().pipe(stream, batch_size=batch_size)
-
     # -- frame vectors ------------------------------------------------------------------
     def _encode_frames(self, names: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
         """L2-normalised vectors of the frames' "Name | definition" texts (no gradient)."""
-        from ..ml.frame_identifier import l2_normalize
-
         encoder = self.model.get_ref("frame_encoder")
         chunks = [numpy.zeros((0, encoder.get_dim("nO")), dtype="float32")]
         for start in range(0, len(names), batch_size):
@@ -327,35 +307,37 @@ class FrameIdentifier(SerializablePipe):
         """Encode every frame of the inventory; learned memory offsets are kept by frame name."""
         names = self.inventory.names
         residual = None
-        if self.index.residual is not None:
-            old = dict(zip(self.index.names, self.index.residual))
-            width = self.index.residual.shape[1]
+        memory = self._memory()
+        if memory is not None:
+            old = dict(zip(self.index.names, memory))
+            width = memory.shape[1]
             residual = numpy.stack([old.get(n, numpy.zeros(width, dtype="float32")) for n in names]) if names else None
         self.index.build(names, self._encode_frames(names), residual)
+        self._set_memory(self.index.residual)
+
+    # -- the frame memory: a parameter of the model, its rows in index order ------------
+    def _memory(self) -> Optional[numpy.ndarray]:
+        return self.model.get_param(FRAME_MEMORY) if self.model.has_param(FRAME_MEMORY) else None
+
+    def _set_memory(self, residual: Optional[numpy.ndarray]) -> None:
+        self.model.set_param(FRAME_MEMORY, None if residual is None else numpy.array(residual, dtype="float32"))
+
+    def _memory_to_index(self) -> None:
+        memory = self._memory()
+        if memory is not None and self.index.base is not None and memory.shape == self.index.base.shape:
+            self.index.set_residual(numpy.array(memory, dtype="float32"))
 
     # -- training -------------------------------------------------------------------------
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "FrameIdentifier.update")
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
         self._require_inventory()
         docs = [eg.predicted for eg in examples]
         gold_spans, gold_frames, gold_lus = gold_targets(examples, self.cfg["targets_key"], self.inventory, self.name)
         partial = [is_partial(eg.reference, self.cfg["targets_key"]) for eg in examples]
-        spans, det_labels = detection_examples(docs, gold_spans, partial, self.lexicon, self.cfg["oov_pos"])
+        spans, det_labels = detection_examples(docs, gold_spans, partial, self.candidates)
         n_gold = [len(g) for g in gold_spans]
         if not any(spans):
             skip_batch(self.model.get_ref("tok2vec"), docs)
-            return losses
+            return None
         train_frames = self.cfg["train_frame_encoder"]
         frames = [f for doc_frames in gold_frames for f in doc_frames]
         columns, candidates = self._columns(frames, [lu for doc_lus in gold_lus for lu in doc_lus])
@@ -363,8 +345,7 @@ class FrameIdentifier(SerializablePipe):
             self._refresh_frame_vectors()
         texts = [self.frame_text(name) for name in columns] if train_frames else []
         set_dropout_rate(self.model, drop)
-        token_indices = TargetBatch(docs, spans, [], []).token_indices(self.model.ops)
-        (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, token_indices, texts))
+        (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, spans, texts))
         bp_memory = None
         if not train_frames:
             frame_vecs, bp_memory = self._cached_frame_vectors(columns)
@@ -386,38 +367,18 @@ class FrameIdentifier(SerializablePipe):
             d_logits = d_logits * weight
         backprop((d_targets, d_logits, d_frames if train_frames else None))
         if bp_memory is not None and self.cfg["frame_memory"]:
-            # applied with the optimizer in finish_update (nlp.update passes sgd there)
-            self._pending_memory.append((bp_memory, d_frames))
-        if sgd is not None:
-            self.finish_update(sgd)
+            bp_memory(d_frames)  # the memory's gradient: stepped in finish_update
         if train_frames:
             self.index.mark_stale()
-        losses[self.name] += loss + weight * det_loss
-        return losses
+        return loss + weight * det_loss
 
     def _cached_frame_vectors(self, columns: List[str]):
-        """Cached frame vectors (definition vector + memory offset, normalised) and a
-        callback that applies the gradient to the memory offsets of these frames."""
-        from ..ml.frame_identifier import l2_normalize
-
-        ops = self.model.ops
-        rows = self.index.rows(columns)
-        pre = self.index.base[rows]
-        if self.index.residual is not None:
-            pre = pre + self.index.residual[rows]
-        vectors, bp_norm = l2_normalize(ops, ops.asarray(pre))
-
-        def update_memory(d_vectors, sgd: Optimizer) -> None:
-            residual = self.index.residual if self.index.residual is not None else numpy.zeros_like(self.index.base)
-            grad = numpy.zeros_like(residual)
-            numpy.add.at(grad, rows, ops.to_numpy(bp_norm(d_vectors)))
-            flat, _ = sgd((self.model.id, "frame_memory"), residual.ravel(), grad.ravel(), lr_scale=self.cfg["frame_memory_lr_scale"])
-            self.index.set_residual(ops.to_numpy(flat).reshape(residual.shape))
-
-        return vectors, update_memory
+        """Cached frame vectors (definition vector + memory offset, normalised) and the
+        backprop that gives the memory rows of these frames their gradient."""
+        return offset_rows(self.model, FRAME_MEMORY, self.index.base, self.index.rows(columns))
 
     def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
-        """The frames to score and each target's candidate columns (frame_negatives.py)."""
+        """The frames to score and each target's candidate columns (losses/frames.py)."""
         return candidate_columns(self.inventory, frames, lus, self.cfg["objective"], self.cfg["n_negatives"], self._rng)
 
     # -- initialization ---------------------------------------------------------------
@@ -457,13 +418,13 @@ class FrameIdentifier(SerializablePipe):
             return
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         spans = [[doc[:1]] if len(doc) else [] for doc in sample]
-        batch = TargetBatch(sample, spans, [], [])
-        self.model.initialize(X=(sample, batch.token_indices(self.model.ops), [self.frame_text(self.inventory.names[0])]))
+        self.model.initialize(X=(sample, spans, [self.frame_text(self.inventory.names[0])]))
         if self.cfg["share_frame_encoder"]:
             if nlp is None:
                 raise ValueError(f"[{self.name}] share_frame_encoder needs the pipeline: call nlp.initialize().")
             self._share_frame_encoder(nlp)
         self.index.clear()
+        self._set_memory(None)
 
     def _init_from(self, path: str) -> None:
         from pathlib import Path
@@ -486,14 +447,24 @@ class FrameIdentifier(SerializablePipe):
             raise ValueError(f"share_frame_encoder: {err}") from None
         self._tied_to_transformer = True
 
+    # -- stepping (pipeline/base.py): the memory with its own learning rate, and only
+    # after a batch that gave it a gradient; the tied frame encoder by the transformer
     def finish_update(self, sgd: Optimizer) -> None:
-        # the tied weights' gradients (ours and the listener's) sit in the same
-        # torch tensors, which the transformer component steps: skip that shim here
-        tied = self.model.get_ref("frame_encoder").layers[0] if self._tied_to_transformer else None
-        finish_update_skipping(self.model, sgd, tied)
-        for update_memory, d_frames in self._pending_memory:
-            update_memory(d_frames, sgd)
-        self._pending_memory = []
+        stepped = self.model.has_grad(FRAME_MEMORY) and self.model.get_grad(FRAME_MEMORY).size
+        super().finish_update(sgd)
+        if stepped:
+            self._memory_to_index()
+
+    def _tied_wrapper(self) -> Optional[Model]:
+        # the tied weights' gradients (ours and the listener's) sit in the same torch
+        # tensors, which the transformer component steps
+        return self.model.get_ref("frame_encoder").layers[0] if self._tied_to_transformer else None
+
+    def _lr_scales(self) -> Dict[Tuple[int, str], float]:
+        return {(self.model.id, FRAME_MEMORY): self.cfg["frame_memory_lr_scale"]}
+
+    def _fresh_params(self) -> Collection[Tuple[int, str]]:
+        return {(self.model.id, FRAME_MEMORY)}
 
     def _ensure_index(self) -> None:
         if len(self.inventory) and not self.index.is_ready(self.inventory.names):
@@ -502,6 +473,12 @@ class FrameIdentifier(SerializablePipe):
     # -- serialization (pipeline/base.py): cfg, vocab, frames, frame_index, model --------
     def _before_save(self) -> None:
         self._ensure_index()
+
+    def _after_model_load(self) -> None:
+        # the memory is the model's; pipelines saved before it was kept only in frame_index
+        if self._memory() is None and self.index.residual is not None:
+            self._set_memory(self.index.residual)
+        self._memory_to_index()
 
     def _extra_state(self):
         return {

@@ -3,7 +3,7 @@
 Method: Yamada, Sasano & Takeda (2023), "Semantic Frame Induction with Deep Metric
 Learning". Each target gets an embedding v = norm((1 - alpha) * v_word + alpha * v_mask)
 (ml/frame_inducer.py). Fine-tuning pulls instances of the same frame together with a
-deep-metric-learning loss (triplet, contrastive, softmax, ArcFace, AdaCos; losses.py).
+deep-metric-learning loss (triplet, contrastive, softmax, ArcFace, AdaCos; losses/metric.py).
 Clustering is done offline over many instances (`spacy-frames induce`, clustering/):
 its clusters are stored here as L2-normalised centroids, with the clusters each verb
 lemma's instances ended up in (its "senses": the mean of its instances in each of
@@ -14,8 +14,9 @@ cluster overall (FAISS inner product), which keeps the two-step structure the
 clusters came from. `span._.induced_frame` ("F0042") and `span._.induced_frame_label`,
 the FrameNet frame most common among the cluster's known instances (None when it has none).
 
-Targets are read from `doc.spans[spans_key]` (frame_identifier's output) when the doc
-has it, else from `doc.spans[targets_key]` (preset targets).
+Targets come from the suggester (`spacy-frames.predicate_suggester.v1`): the spans of
+`doc.spans[spans_key]` (frame_identifier's output) when the doc has it, else of
+`doc.spans[targets_key]` (preset targets), whose part of speech is in `pos`.
 """
 import warnings
 from itertools import islice
@@ -24,21 +25,24 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 import srsly
-from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
+from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, set_dropout_rate
 
 from ..corpora.readers import align_target
-from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
-from ..lexicon import UPOS_TO_FN, fn_pos
+from ..extensions import FRAMES_KEY, TARGETS_KEY
+from ..inventory.index import FrameIndex
+from ..inventory.lexicon import UPOS_TO_FN
 from ..losses import TripletLoss
-from ..ml.frame_identifier import l2_normalize
-from ..ml.frame_inducer import CLASS_WEIGHTS, optional_ref
-from ..retrieval import FrameIndex
-from .base import CfgLabels, SerializablePipe, default_tok2vec_config
+from ..ml.frame_inducer import CLASS_WEIGHTS, mix, optional_ref
+from ..ml.layers import l2_normalize
+from ..scoring.induction import score_frame_induction
+from ..suggesters import suggested_spans
+from ..suggesters.frames import build_predicate_suggester, is_predicate, target_lemma
+from .base import CfgLabels, FramesPipe, default_tok2vec_config
 from .sharing import skip_batch, tie_to_transformer
 
 default_model_config = """
@@ -74,6 +78,7 @@ ASSIGNMENTS = ("nearest", "verb", "verb_sense")
         "assignment": "verb",
         "class_lr_scale": 100.0,
         "loss": {"@losses": "spacy-frames.TripletLoss.v1", "margin": 0.2},
+        "suggester": {"@misc": "spacy-frames.predicate_suggester.v1"},
         "scorer": {"@scorers": "spacy-frames.frame_inducer_scorer.v1"},
     },
     default_score_weights={"induce_nn_acc": 1.0},
@@ -93,6 +98,7 @@ def make_frame_inducer(
     assignment: str,
     class_lr_scale: float,
     loss: Callable,
+    suggester: Callable,
     scorer: Optional[Callable],
 ) -> "FrameInducer":
     """Create a frame_inducer.
@@ -115,16 +121,23 @@ def make_frame_inducer(
     class_lr_scale (float): learning-rate multiplier of the class weights of the
         classification losses against the encoder's (the optimizer's `lr_scale`).
     loss (Callable): deep-metric-learning loss (spacy-frames.TripletLoss.v1, ...).
+    suggester (Callable): the targets (spacy-frames.predicate_suggester.v1); called with
+        the component's spans_key, targets_key and pos.
     scorer (Optional[Callable]): scoring method.
     """
     return FrameInducer(
         nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, pos=pos, alpha=alpha,
         max_classes=max_classes, tie_mask_encoder=tie_mask_encoder, mask_in_training=mask_in_training,
-        assignment=assignment, class_lr_scale=class_lr_scale, loss=loss, scorer=scorer,
+        assignment=assignment, class_lr_scale=class_lr_scale, loss=loss, suggester=suggester, scorer=scorer,
     )
 
 
-class FrameInducer(CfgLabels, SerializablePipe):
+@registry.scorers("spacy-frames.frame_inducer_scorer.v1")
+def make_frame_inducer_scorer() -> Callable:
+    return score_frame_induction
+
+
+class FrameInducer(CfgLabels, FramesPipe):
     """Induced frames for predicate targets (see module docstring); its labels are the
     training frames (classes of the classification losses)."""
 
@@ -144,6 +157,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         assignment: str = "verb",
         class_lr_scale: float = 100.0,
         loss: Optional[Callable] = None,
+        suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         unknown = [p for p in pos if p not in UPOS_TO_FN]
@@ -152,11 +166,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         check_assignment(assignment)
         if not class_lr_scale > 0:
             raise ValueError(f"frame_inducer: class_lr_scale must be > 0, got {class_lr_scale}")
-        install_extensions()
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.cfg: Dict[str, Any] = {
+        cfg: Dict[str, Any] = {
             "spans_key": spans_key,
             "targets_key": targets_key,
             "pos": list(pos),
@@ -168,9 +178,10 @@ class FrameInducer(CfgLabels, SerializablePipe):
             "class_lr_scale": float(class_lr_scale),
             "labels": [],
         }
+        super().__init__(vocab, model, name, cfg, scorer)
         self.set_alpha(alpha)
         self.loss = loss if loss is not None else TripletLoss()
-        self.scorer = scorer
+        self.suggester = suggester if suggester is not None else build_predicate_suggester()
         self.centroids = FrameIndex()  # names = cluster ids, vectors = centroids
         self.cluster_labels: Dict[str, Optional[str]] = {}
         self.cluster_info: Dict[str, Any] = {}
@@ -192,15 +203,17 @@ class FrameInducer(CfgLabels, SerializablePipe):
     def eligible(self, span: Span) -> bool:
         """Whether the target's POS is one the inducer handles: from its lexical unit
         ("run.v") when it has one, else from the POS (or PTB tag) of its last token."""
-        suffixes = {UPOS_TO_FN[p] for p in self.cfg["pos"]}
-        lu = span._.lexical_unit
-        if lu and "." in lu:
-            return lu.rsplit(".", 1)[1] in suffixes
-        return bool(len(span)) and fn_pos(span[-1]) in suffixes
+        return is_predicate(span, self.cfg["pos"])
 
     def targets(self, doc: Doc) -> List[Span]:
-        key = self.cfg["spans_key"] if self.cfg["spans_key"] in doc.spans else self.cfg["targets_key"]
-        return [span for span in doc.spans.get(key, []) if len(span) and self.eligible(span)]
+        return self.batch_targets([doc])[0]
+
+    def batch_targets(self, docs: Sequence[Doc]) -> List[List[Span]]:
+        """The suggester's targets of each doc."""
+        docs = list(docs)
+        suggested = self.suggester(docs, ops=self.model.ops, spans_key=self.cfg["spans_key"], targets_key=self.cfg["targets_key"],
+                                   pos=self.cfg["pos"])
+        return suggested_spans(docs, suggested, (self.cfg["spans_key"], self.cfg["targets_key"]))
 
     # -- embeddings --------------------------------------------------------------------
     def embed(self, docs: Sequence[Doc], targets: Optional[List[List[Span]]] = None, alpha: Optional[float] = None):
@@ -210,7 +223,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         v_mask): v mixes them with `alpha` (default: the component's); v_mask is None
         when alpha is 0, so the masked pass is skipped.
         """
-        targets = [self.targets(doc) for doc in docs] if targets is None else targets
+        targets = self.batch_targets(docs) if targets is None else targets
         alpha = self.cfg["alpha"] if alpha is None else alpha
         n = sum(len(t) for t in targets)
         width = self.model.get_dim("nO") if self.model.has_dim("nO") else 0
@@ -225,7 +238,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
         docs = list(docs)
-        targets = [self.targets(doc) for doc in docs]
+        targets = self.batch_targets(docs)
         if not sum(len(t) for t in targets) or not len(self.centroids.names):
             return {"targets": targets, "ids": None}
         vectors, _, _ = self.embed(docs, targets)
@@ -284,14 +297,6 @@ class FrameInducer(CfgLabels, SerializablePipe):
                 span._.induced_frame_label = self.cluster_labels.get(cluster)
                 row += 1
 
-    def __call__(self, doc: Doc) -> Doc:
-        install_extensions()
-        return super().__call__(doc)
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        install_extensions()
-        return super().pipe(stream, batch_size=batch_size)
-
     # -- centroids ---------------------------------------------------------------------
     def set_clusters(
         self,
@@ -309,7 +314,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         get the nearest centroid overall)."""
         from collections import Counter, defaultdict
 
-        from ..clustering import centroids
+        from ..clustering import centroids, make_senses
 
         vectors = numpy.asarray(vectors, dtype="float32")
         if len(vectors) != len(clusters) or any(x is not None and len(x) != len(clusters) for x in (frames, lemmas)):
@@ -362,25 +367,13 @@ class FrameInducer(CfgLabels, SerializablePipe):
             spans.append(doc_spans)
         return spans, frames
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
         """Fine-tune v_word with the metric loss; examples without targets are skipped
         (corpora of other tasks can be mixed in)."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "FrameInducer.update")
         spans, frames = self._gold(examples)
         if len(frames) < 2:
             skip_batch(self.model.get_ref("tok2vec"), [eg.predicted for eg in examples])
-            return losses
+            return None
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)
         alpha = self.cfg["alpha"] if self.cfg.get("mask_in_training") else 0.0
@@ -390,10 +383,7 @@ class FrameInducer(CfgLabels, SerializablePipe):
         loss, d_vectors = self.get_loss(examples, (vectors, frames))
         d_mixed = bp_norm(d_vectors)
         backprop((d_mixed, None) if alpha == 0 else ((1.0 - alpha) * d_mixed, alpha * d_mixed))
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return loss
 
     def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
         vectors, frames = scores
@@ -441,23 +431,14 @@ class FrameInducer(CfgLabels, SerializablePipe):
         weights = (rng.standard_normal((self.cfg["max_classes"], width)) / numpy.sqrt(width)).astype("float32")
         layer.set_param("W", layer.ops.asarray2f(weights))
 
-    def finish_update(self, sgd: Optimizer) -> None:
-        """Step every parameter with `sgd`; the class weights with their own learning rate,
-        `class_lr_scale` times the encoder's (the optimizer's per-call `lr_scale`: Adam's
-        step is lr_scale * lr * m / sqrt(v), so this is a real learning rate, not a gradient
-        scale, which Adam would cancel)."""
+    # -- stepping (pipeline/base.py): the class weights with their own learning rate,
+    # `class_lr_scale` times the encoder's; the tied mask encoder by the transformer
+    def _lr_scales(self) -> Dict[Tuple[int, str], float]:
+        return {(self.model.get_ref(CLASS_WEIGHTS).id, "W"): self.cfg["class_lr_scale"]}
+
+    def _tied_wrapper(self) -> Optional[Model]:
         # the tied mask encoder shares the transformer's weights, which the transformer steps
-        tied = optional_ref(self.model, "mask_encoder").layers[0] if self._tied else None
-        head = self.model.get_ref(CLASS_WEIGHTS)
-        for node in self.model.walk():
-            if node is not tied:
-                for shim in node.shims:
-                    shim.finish_update(sgd)
-            lr_scale = self.cfg["class_lr_scale"] if node is head else 1.0
-            for name in node.param_names:
-                if node.has_grad(name):
-                    param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name), lr_scale=lr_scale)
-                    node.set_param(name, param)
+        return optional_ref(self.model, "mask_encoder").layers[0] if self._tied else None
 
     def initialize(
         self,
@@ -487,11 +468,6 @@ class FrameInducer(CfgLabels, SerializablePipe):
                 raise ValueError(f"[{self.name}] tie_mask_encoder needs the pipeline: call nlp.initialize().")
             tie_to_transformer(mask_encoder.layers[0], nlp, self.name, self.model.get_ref("tok2vec"))
             self._tied = True
-
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-        examples = list(examples)
-        validate_examples(examples, "FrameInducer.score")
-        return self.scorer(examples, component=self, **kwargs) if self.scorer is not None else {}
 
     # -- serialization (pipeline/base.py): cfg, vocab, centroids, clusters, model ---------
     def _extra_state(self):
@@ -526,57 +502,5 @@ def check_assignment(assignment: str) -> str:
     return assignment
 
 
-def target_lemma(span: Span) -> str:
-    """The verb lemma of a target: from its lexical unit ("give up.v" -> "give up") when it
-    has one, else its tokens' lemmas (or lowercase forms)."""
-    lu = span._.lexical_unit
-    if lu:
-        return lu.rsplit(".", 1)[0]
-    return " ".join(t.lemma_ or t.lower_ for t in span).lower()
-
-
 def empty_senses() -> Dict[str, Any]:
     return {"lemmas": [], "clusters": [], "vectors": numpy.zeros((0, 0), dtype="float32")}
-
-
-def make_senses(vectors: numpy.ndarray, ids: Sequence[str], lemmas: Sequence[str]) -> Dict[str, Any]:
-    """One row per (lemma, cluster id) pair of the instances: the L2-normalised mean of
-    that lemma's instances in that cluster."""
-    from ..clustering import centroids
-
-    pairs = sorted(set(zip(lemmas, ids)))
-    row = {pair: i for i, pair in enumerate(pairs)}
-    _, means = centroids(vectors, [row[pair] for pair in zip(lemmas, ids)])
-    return {"lemmas": [lemma for lemma, _ in pairs], "clusters": [c for _, c in pairs], "vectors": means}
-
-
-def mix(v_word: numpy.ndarray, v_mask: Optional[numpy.ndarray], alpha: float) -> numpy.ndarray:
-    """norm((1 - alpha) * v_word + alpha * v_mask), rows L2-normalised."""
-    v = v_word if v_mask is None or alpha == 0 else (1.0 - alpha) * v_word + alpha * v_mask
-    return (v / (numpy.linalg.norm(v, axis=1, keepdims=True) + 1e-8)).astype("float32")
-
-
-# -- scoring ---------------------------------------------------------------------------------
-
-
-def score_frame_induction(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-    """How well the embeddings of the gold targets group by frame, for model selection
-    while training: `induce_nn_acc` is the share of targets whose nearest other target
-    (cosine) has the same frame. Needs the component (FrameInducer.score passes it)."""
-    component: FrameInducer = kwargs["component"]
-    examples = list(examples)
-    targets, frames = component._gold(examples)
-    docs = [eg.predicted for eg in examples]
-    if len(frames) < 2:
-        return {"induce_nn_acc": None}
-    vectors, _, _ = component.embed(docs, targets)
-    sims = vectors @ vectors.T
-    numpy.fill_diagonal(sims, -numpy.inf)
-    nearest = sims.argmax(axis=1)
-    frames_arr = numpy.asarray(frames)
-    return {"induce_nn_acc": float((frames_arr[nearest] == frames_arr).mean())}
-
-
-@util.registry.scorers("spacy-frames.frame_inducer_scorer.v1")
-def make_frame_inducer_scorer() -> Callable:
-    return score_frame_induction

@@ -22,16 +22,15 @@ import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
 from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
-from ..extensions import install_extensions
+from ..extensions import BODY_VECTOR_KEY
 from ..losses import BinaryCrossEntropy, LabelAwareContrastiveLoss
-from ..media_eval import f1_scores
-from ..ml.media_framer import BODY_VECTOR_KEY
-from .base import CfgLabels, SerializablePipe, default_tok2vec_config
+from ..scoring.media import score_media_frames
+from .base import CfgLabels, FramesPipe, default_tok2vec_config
 from .sharing import skip_batch
 
 default_model_config = """
@@ -88,7 +87,12 @@ def make_media_framer(
     )
 
 
-class MediaFramer(CfgLabels, SerializablePipe):
+@registry.scorers("spacy-frames.media_framer_scorer.v1")
+def make_media_framer_scorer() -> Callable:
+    return score_media_frames
+
+
+class MediaFramer(CfgLabels, FramesPipe):
     """Media frames of whole articles (see module docstring)."""
 
     def __init__(
@@ -108,20 +112,16 @@ class MediaFramer(CfgLabels, SerializablePipe):
             raise ValueError(f"[{name}] threshold must be in (0, 1), got {threshold}")
         if contrastive_weight < 0:
             raise ValueError(f"[{name}] contrastive_weight must be >= 0, got {contrastive_weight}")
-        install_extensions()
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.cfg: Dict[str, Any] = {
+        cfg: Dict[str, Any] = {
             "threshold": float(threshold),
             "contrastive_weight": float(contrastive_weight),
             "labels": [],
             "thresholds": {},
         }
+        super().__init__(vocab, model, name, cfg, scorer)
         self.classification_loss = classification_loss if classification_loss is not None else BinaryCrossEntropy()
         self.contrastive = contrastive if contrastive is not None else LabelAwareContrastiveLoss()
         self.head_optimizer = head_optimizer
-        self.scorer = scorer
 
     def add_label(self, label: str) -> int:
         if not isinstance(label, str) or not label:
@@ -157,14 +157,6 @@ class MediaFramer(CfgLabels, SerializablePipe):
             order = numpy.argsort(-row, kind="stable")
             doc._.media_frames = [self.labels[j] for j in order if row[j] >= thresholds[j] and row[j] > 0.0]
 
-    def __call__(self, doc: Doc) -> Doc:
-        install_extensions()
-        return super().__call__(doc)
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        install_extensions()
-        return super().pipe(stream, batch_size=batch_size)
-
     # -- training -------------------------------------------------------------------------
     def _gold(self, examples: Sequence[Example]) -> Tuple[List[int], numpy.ndarray]:
         """Rows of the examples whose reference has frame cats, and their 0/1 labels."""
@@ -181,21 +173,9 @@ class MediaFramer(CfgLabels, SerializablePipe):
             truths.append([1.0 if cats.get(label, 0.0) >= 0.5 else 0.0 for label in labels])
         return rows, numpy.asarray(truths, dtype="float32").reshape(len(rows), len(labels))
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
         """BCE + alpha * the label-aware contrastive loss; examples without frame cats are
         skipped (corpora of other tasks can be mixed in)."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "MediaFramer.update")
         rows, truths = self._gold(examples)
         docs = [eg.predicted for eg in examples]
         # frozen-body stages: the reader gave every article its cached transformer vector,
@@ -204,7 +184,7 @@ class MediaFramer(CfgLabels, SerializablePipe):
         if not rows:
             if self.model.has_ref("tok2vec") and not cached:
                 skip_batch(self.model.get_ref("tok2vec"), docs)
-            return losses
+            return None
         set_dropout_rate(self.model, drop)
         (features, logits), backprop = self.model.begin_update(docs)
         loss, (d_features, d_logits) = self.get_loss([examples[i] for i in rows], (features[rows], logits[rows], truths))
@@ -215,10 +195,7 @@ class MediaFramer(CfgLabels, SerializablePipe):
             full_d_features = self.model.ops.alloc2f(*features.shape)
             full_d_features[rows] = d_features
         backprop((full_d_features, full_d_logits))
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return loss
 
     def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
         """scores: (features, logits, 0/1 truths) of the examples with gold frames."""
@@ -279,7 +256,7 @@ class MediaFramer(CfgLabels, SerializablePipe):
         return {"cfg": srsly.read_json(path / "cfg"), "model": (path / "model").read_bytes()}
 
     def set_thresholds(self, tuning: Dict[str, Any]) -> None:
-        """Keep per-frame thresholds tuned on dev (media_eval.tune_shrunk_thresholds' result:
+        """Keep per-frame thresholds tuned on dev (scoring.media.tune_shrunk_thresholds' result:
         "thresholds" in label order, and how they were chosen); saved with the component."""
         thresholds = [float(t) for t in tuning["thresholds"]]
         if len(thresholds) != len(self.labels):
@@ -287,30 +264,8 @@ class MediaFramer(CfgLabels, SerializablePipe):
         self.cfg["thresholds"] = dict(zip(self.labels, thresholds))
         self.cfg["threshold_tuning"] = {k: v for k, v in tuning.items() if k != "thresholds"}
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-        examples = list(examples)
-        validate_examples(examples, "MediaFramer.score")
-        return self.scorer(examples, **kwargs) if self.scorer is not None else {}
-
     # -- serialization (pipeline/base.py): cfg, vocab, model ---------------------------
     def _before_model_load(self) -> None:
         if not self.cfg["labels"]:
             raise ValueError(f"[{self.name}] the saved component has no frame labels: was it trained?")
         self.model.set_dim("nO", len(self.labels), force=True)
-
-
-@registry.scorers("spacy-frames.media_framer_scorer.v1")
-def make_media_framer_scorer():
-    return score_media_frames
-
-
-def score_media_frames(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
-    """Micro- and macro-F1 of doc._.media_frames against the gold cats (>= 0.5)."""
-    examples = [eg for eg in examples if eg.reference.cats]
-    if not examples:
-        return {"media_micro_f1": None, "media_macro_f1": None}
-    frames = sorted({c for eg in examples for c in eg.reference.cats})
-    gold = numpy.asarray([[eg.reference.cats.get(f, 0.0) >= 0.5 for f in frames] for eg in examples])
-    pred = numpy.asarray([[f in (eg.predicted._.media_frames or []) for f in frames] for eg in examples])
-    scores = f1_scores(gold, pred, frames)
-    return {"media_micro_f1": scores["micro_f1"], "media_macro_f1": scores["macro_f1"], "media_per_frame_f1": scores["per_frame_f1"]}

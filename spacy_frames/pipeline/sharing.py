@@ -3,14 +3,13 @@
 frame_identifier (its frame encoder, `share_frame_encoder`) and frame_inducer (its
 masked-target encoder) both keep a separate Hugging Face module that can run the
 shared transformer's weights instead of its own. While tied, the transformer
-component steps those weights; the component must skip that shim in its own
-`finish_update`, or the weights would get a second optimizer step (weight decay
-included) per batch.
+component steps those weights; the component's `finish_update` skips that shim
+(`base.finish_update_params`, through `_tied_wrapper`).
 """
 from typing import Optional
 
 from spacy.language import Language
-from thinc.api import Model, Optimizer
+from thinc.api import Model
 
 
 def find_upstream_transformer(nlp: Language, component: str, listener: Optional[Model]):
@@ -36,21 +35,6 @@ def tie_to_transformer(wrapper: Model, nlp: Language, component: str, listener: 
 
     transformer = find_upstream_transformer(nlp, component, listener)
     tie_definition_encoder(wrapper, transformer.model.layers[0])
-
-
-def finish_update_skipping(model: Model, sgd: Optimizer, skipped: Optional[Model]) -> None:
-    """`model.finish_update(sgd)` for every node but `skipped` (a tied wrapper)."""
-    if skipped is None:
-        model.finish_update(sgd)
-        return
-    for node in model.walk():
-        if node is not skipped:
-            for shim in node.shims:
-                shim.finish_update(sgd)
-        for name in node.param_names:
-            if node.has_grad(name):
-                param, _ = sgd((node.id, name), node.get_param(name), node.get_grad(name))
-                node.set_param(name, param)
 
 
 def skip_batch(tok2vec: Model, docs) -> None:

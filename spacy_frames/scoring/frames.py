@@ -1,13 +1,13 @@
 """Scores of frame identification (the frame_identifier scorer): frame accuracy and
 recall@k against gold targets, target detection P/R/F, per-frame P/R/F."""
 from collections import Counter, defaultdict
-from typing import Any, Callable, Dict, Iterable, List, Tuple
+from typing import Any, Dict, Iterable, List, Tuple
 
-from spacy import util
 from spacy.tokens import Span
 from spacy.training import Example
 
-from .extensions import FRAMES_KEY, TARGETS_KEY
+from ..extensions import FRAMES_KEY, TARGETS_KEY
+from .prf import f1, prf
 
 
 def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Any]:
@@ -64,28 +64,21 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
         return empty
     acc = correct / n_gold
     r1 = hits[1] / n_gold
-    p = n_match / n_pred if n_pred else 0.0
-    r = n_match / n_gold
+    p, r, f = prf(n_match, n_pred, n_gold)
     return {
         "frame_acc": acc,
         "frame_r1": r1,
         "frame_r3": hits[3] / n_gold,
         "frame_r5": hits[5] / n_gold,
-        "frame_overall": 2 * acc * r1 / (acc + r1) if acc + r1 else 0.0,
+        "frame_overall": f1(acc, r1),
         "frame_acc_ambiguous": ambiguous_correct / ambiguous if ambiguous else None,
         "target_p": p,
         "target_r": r,
-        "target_f": 2 * p * r / (p + r) if p + r else 0.0,
+        "target_f": f,
         "frame_per_type": {frame: _prf(c["tp"], c["pred"], c["n"]) for frame, c in sorted(per_frame.items())},
     }
 
 
 def _prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
-    p = tp / n_pred if n_pred else 0.0
-    r = tp / n_gold if n_gold else 0.0
-    return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "n": n_gold}
-
-
-@util.registry.scorers("spacy-frames.frame_identifier_scorer.v1")
-def make_frame_identifier_scorer() -> Callable:
-    return score_frame_identification
+    p, r, f = prf(tp, n_pred, n_gold)
+    return {"p": p, "r": r, "f": f, "n": n_gold}

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
-from .corpora.framenet import FrameInventory
+from .frames import FrameInventory
 
 # universal POS -> FrameNet POS
 UPOS_TO_FN = {
@@ -109,6 +109,14 @@ class Lexicon:
                 found.append((doc[i : i + 1], None))
             i += 1
         return found
+
+    def lexical_unit(self, span: Span) -> Optional[str]:
+        """The LU that `candidates` gives this span as a candidate (a multiword LU spanning
+        exactly its tokens, else its single token's); None when it has none."""
+        if len(span) == 1:
+            return self.lookup(span[0])
+        match = self._match_multi([token_lemma(t) for t in span], [t.lower_ for t in span], 0)
+        return match[1] if match is not None and match[0] == len(span) else None
 
     def _match_multi(self, lemmas: Sequence[str], lowers: Sequence[str], i: int) -> Optional[Tuple[int, str]]:
         for key in {lemmas[i], lowers[i]}:

@@ -8,8 +8,10 @@ all 14 would punish a small test split for frames it lacks).
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import numpy
+from spacy.training import Example
 
-from .corpora.media_frames import MEDIA_FRAMES
+from ..corpora.media_frames import MEDIA_FRAMES
+from .prf import prf
 
 
 def label_matrix(label_sets: Iterable[Iterable[str]], frames: Sequence[str] = MEDIA_FRAMES) -> numpy.ndarray:
@@ -29,16 +31,12 @@ def f1_scores(gold: numpy.ndarray, pred: numpy.ndarray, frames: Sequence[str] = 
     if gold.shape != pred.shape:
         raise ValueError(f"f1_scores: gold {gold.shape} and predictions {pred.shape} differ in shape")
     tp = (gold & pred).sum(axis=0).astype(float)
-    fp = (~gold & pred).sum(axis=0).astype(float)
-    fn = (gold & ~pred).sum(axis=0).astype(float)
-    micro_den = 2 * tp.sum() + fp.sum() + fn.sum()
-    per_frame = {}
-    for i, frame in enumerate(frames):
-        den = 2 * tp[i] + fp[i] + fn[i]
-        if den > 0:
-            per_frame[frame] = float(2 * tp[i] / den)
+    n_pred = pred.sum(axis=0).astype(float)
+    n_gold = gold.sum(axis=0).astype(float)
+    # macro: over the frames in the gold or the predictions
+    per_frame = {frame: float(prf(tp[i], n_pred[i], n_gold[i])[2]) for i, frame in enumerate(frames) if n_pred[i] + n_gold[i] > 0}
     return {
-        "micro_f1": float(2 * tp.sum() / micro_den) if micro_den else 0.0,
+        "micro_f1": float(prf(tp.sum(), n_pred.sum(), n_gold.sum())[2]),
         "macro_f1": float(numpy.mean(list(per_frame.values()))) if per_frame else 0.0,
         "per_frame_f1": per_frame,
         "n": int(gold.shape[0]),
@@ -61,9 +59,7 @@ def tune_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[S
         best = None
         for t in grid:
             pred = scores[:, j] >= t
-            tp = float((pred & gold[:, j]).sum())
-            den = float(pred.sum() + gold[:, j].sum())
-            f1 = 2 * tp / den if den else 0.0
+            _, _, f1 = prf(float((pred & gold[:, j]).sum()), float(pred.sum()), float(gold[:, j].sum()))
             key = (round(f1, 9), -abs(t - default))
             if best is None or key > best[0]:
                 best = (key, t)
@@ -113,3 +109,16 @@ def tune_shrunk_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, shrinkage
         shrinkage = max(SHRINKAGES, key=lambda k: (round(cv[k], 6), -k))
     thresholds, glob = fit(gold, scores, shrinkage)
     return {"thresholds": thresholds, "global": glob, "shrinkage": shrinkage, "cv_micro_f1": {str(k): round(v, 4) for k, v in cv.items()}}
+
+
+def score_media_frames(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+    """The media_framer scorer: micro- and macro-F1 of doc._.media_frames against the
+    gold cats (>= 0.5)."""
+    examples = [eg for eg in examples if eg.reference.cats]
+    if not examples:
+        return {"media_micro_f1": None, "media_macro_f1": None}
+    frames = sorted({c for eg in examples for c in eg.reference.cats})
+    gold = numpy.asarray([[eg.reference.cats.get(f, 0.0) >= 0.5 for f in frames] for eg in examples])
+    pred = numpy.asarray([[f in (eg.predicted._.media_frames or []) for f in frames] for eg in examples])
+    scores = f1_scores(gold, pred, frames)
+    return {"media_micro_f1": scores["micro_f1"], "media_macro_f1": scores["macro_f1"], "media_per_frame_f1": scores["per_frame_f1"]}

@@ -4,7 +4,7 @@ from typing import List
 import spacy
 from spacy.tokens import Doc
 
-from .extensions import install_extensions
+from ..extensions import install_extensions
 
 
 def annotate(model: str, text: str) -> Doc:

@@ -15,8 +15,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy
 
-from .clustering import all_in_one, calibrate_and_cluster, cluster, cluster_scores, one_cluster_per_lemma, twostep_cluster
-from .extensions import TARGETS_KEY
+from ..clustering import all_in_one, calibrate_and_cluster, cluster, cluster_scores, one_cluster_per_lemma, twostep_cluster
+from ..extensions import TARGETS_KEY
+from ..ml.frame_inducer import mix
+from ..suggesters.frames import target_lemma
 
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
 SCORE_KEYS = ("pu", "ipu", "pif", "bcp", "bcr", "bcf")
@@ -26,7 +28,7 @@ def load_instances(path, vocab) -> List[Any]:
     """The instance docs of a fold DocBin (one target each)."""
     from spacy.tokens import DocBin
 
-    from .extensions import install_extensions
+    from ..extensions import install_extensions
 
     install_extensions()
     docs = [doc for doc in DocBin().from_disk(path).get_docs(vocab) if len(doc.spans.get(TARGETS_KEY, []))]
@@ -49,8 +51,7 @@ def embed_targets(
     """
     from tqdm import tqdm
 
-    from .pipeline.frame_inducer import mix
-    from .pipeline.sharing import find_upstream_transformer
+    from ..pipeline.sharing import find_upstream_transformer
 
     inducer = get_inducer(nlp, name)
     alpha = inducer.cfg["alpha"] if alpha is None else alpha
@@ -98,14 +99,6 @@ def embed_instances(nlp, docs: Sequence[Any], *, with_mask: bool = True, batch_s
     }
 
 
-def target_lemma(span) -> str:
-    """The verb lemma of a target: from its LU when it has one, else its tokens' lemmas
-    (the component's own rule, so fit and prediction agree)."""
-    from .pipeline.frame_inducer import target_lemma as lemma_of
-
-    return lemma_of(span)
-
-
 def get_inducer(nlp, name: str = "frame_inducer"):
     if name not in nlp.component_names:
         raise ValueError(f"The pipeline has no '{name}' component (components: {nlp.component_names}).")
@@ -127,8 +120,6 @@ def load_embeddings(path) -> Dict[str, Any]:
 
 
 def mixed(data: Dict[str, Any], alpha: float) -> numpy.ndarray:
-    from .pipeline.frame_inducer import mix
-
     if alpha > 0 and data.get("v_mask") is None:
         raise ValueError("alpha > 0 needs v_mask: embed with the masked pass")
     return mix(data["v_word"], data.get("v_mask"), alpha)

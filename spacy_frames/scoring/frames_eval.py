@@ -14,9 +14,10 @@ from spacy.tokens import DocBin, Span
 from spacy.training import Example
 from spacy.util import load_config
 
-from .corpora.framenet import FrameInventory
-from .corpora.readers import create_framenet_reader
-from .extensions import TARGETS_KEY, install_extensions
+from ..inventory.frames import FrameInventory
+from ..corpora.readers import create_framenet_reader
+from ..extensions import TARGETS_KEY, install_extensions
+from .prf import prf
 
 
 def frame_examples(nlp: Language, path, gold_targets: bool) -> List[Example]:
@@ -173,9 +174,7 @@ def detection_threshold_sweep(
                 kept = Counter(o for o, p, in_lex in preds if p >= (t if in_lex else t_oov))
                 n_pred += sum(kept.values())
                 n_match += sum(min(c, gold[o]) for o, c in kept.items())
-            p = n_match / n_pred if n_pred else 0.0
-            r = n_match / n_gold if n_gold else 0.0
-            f = 2 * p * r / (p + r) if p + r else 0.0
+            p, r, f = prf(n_match, n_pred, n_gold)
             rows.append({"threshold": round(t, 3), "oov_threshold": round(t_oov, 3),
                          "target_p": _pct(p), "target_r": _pct(r), "target_f": _pct(f)})
     best = max(rows, key=lambda row: row["target_f"])

@@ -1,0 +1,11 @@
+"""Scorers and evaluation drivers, one pair of modules per task.
+
+- `<task>.py`: the scoring functions a component's registered scorer returns, and their
+  metrics (light: the component module imports it);
+- `<task>_eval.py`: evaluation drivers that load a pipeline, run it over a converted
+  corpus and compute the numbers written to metrics/ (the CLI and scripts call them);
+- `prf.py`: precision, recall and F1 from counts, used by all of them.
+
+frames: frame identification and target detection; induction: frame induction (with
+clustering/); discourse: discourse senses; media: media frames.
+"""

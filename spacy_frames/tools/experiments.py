@@ -1,0 +1,100 @@
+"""What the experiment scripts share (scripts/*_experiment.py): the run cache, the
+commands that train a setting, the grid over settings and seeds, and the report.
+
+A run is one setting (with a seed, fold or tag in its name) trained and scored once; its
+results go to one JSON file in the script's runs folder (metrics/<component>/runs/
+<name>.json), and a run whose file exists is not run again (`--force` re-runs it), so a
+table can be built over several sessions. `report` collects every run file into one
+summary. The file format is each script's own and never changes with this module.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
+
+import srsly
+import typer
+
+
+# -- run files ------------------------------------------------------------------------
+def write_json(path: Path, data: Any, *, writer: str = "json") -> None:
+    """Write a run or summary file (its folder made first). writer "json": the stdlib's,
+    indent 1 (it writes 0.7 as 0.7; srsly's ujson: 0.7000000000000001); "srsly": srsly's
+    write_json (indent 2), the format of media_framer's files."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if writer == "srsly":
+        srsly.write_json(path, data)
+    else:
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf8")
+
+
+def is_cached(path: Path, force: bool = False, *, mark: str = "✔ ", hint: str = " (--force re-runs)") -> bool:
+    """Whether the run of `path` is done (and that is said) unless `force`."""
+    if path.exists() and not force:
+        typer.echo(f"{mark}{path} exists: skipped{hint}")
+        return True
+    return False
+
+
+def load_runs(runs: Path, hint: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
+    """Every run file of a folder by name (file stem), in name order; with `hint`, no run
+    at all is an error that says it."""
+    found = {path.stem: srsly.read_json(path) for path in sorted(runs.glob("*.json"))}
+    if not found and hint is not None:
+        raise typer.BadParameter(f"no runs in {runs}: {hint}")
+    return found
+
+
+def report(runs: Path, output: Path, summarize: Callable[[Dict[str, Dict[str, Any]]], Dict[str, Any]], data: Optional[Path] = None,
+           hint: str = "run some first") -> Dict[str, Any]:
+    """Summarize every run of `runs` (with the data counts of `data` when that file
+    exists) into `output` and print the summary's table."""
+    summary = summarize(load_runs(runs, hint))
+    if data is not None and data.exists():
+        summary["data"] = srsly.read_json(data)
+    write_json(output, summary)
+    for line in summary.get("table", []):
+        typer.echo(line)
+    return summary
+
+
+def run_grid(run: Callable[..., Any], settings: Sequence[str], seeds: Sequence[int], **options: Any) -> None:
+    """Every (setting, seed) in turn, seed-major (one seed of every setting first); runs
+    already cached are skipped by `run`, so a grid resumes where it stopped."""
+    for seed in seeds:
+        for setting in settings:
+            run(setting.strip(), seed=seed, **options)
+
+
+# -- training commands ----------------------------------------------------------------
+def override_args(overrides: Iterable[str]) -> List[str]:
+    """`spacy train` arguments of "section.key=value" overrides."""
+    return [part for item in overrides for part in ("--" + item.split("=", 1)[0], item.split("=", 1)[1])]
+
+
+def setting_args(setting: Mapping[str, Any]) -> List[str]:
+    """`spacy train` arguments of a setting's overrides ({"section.key": value}, values as JSON)."""
+    return [part for key, value in setting.items() for part in ("--" + key, json.dumps(value))]
+
+
+def timed_train(root: Path, config: Path, output: Path, args: Sequence[str], gpu_id: int = -1) -> None:
+    """`spacy train config --output output args --gpu-id N`, timed by scripts/timed.py
+    into output/timing.json (wall time and peak memory)."""
+    cmd = [sys.executable, str(root / "scripts" / "timed.py"), str(output / "timing.json"), "--",
+           sys.executable, "-m", "spacy", "train", str(config), "--output", str(output), *args, "--gpu-id", str(gpu_id)]
+    subprocess.run(cmd, check=True)
+
+
+def train_timing(output: Path) -> Optional[Dict[str, Any]]:
+    """What scripts/timed.py recorded for a training run, if it did."""
+    path = output / "timing.json"
+    return srsly.read_json(path) if path.exists() else None
+
+
+def use_gpu(gpu_id: int) -> None:
+    """Score on the GPU (training gets `--gpu-id`); -1 keeps everything on the CPU."""
+    if gpu_id >= 0:
+        import spacy
+
+        spacy.require_gpu(gpu_id)
