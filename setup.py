@@ -57,11 +57,14 @@ setup(
         ],
         "thinc_layers": [
             "spacy-frames.span_pool.v1 = spacy_frames.ml.layers:build_span_pooler",
-            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.layers:build_target_pooler",
-            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.layers:build_target_mean_pooler",
+            # defined in ml/layers.py, named through the model modules that use them (as
+            # they always were), so installed metadata resolves in older checkouts too
+            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
+            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.frame_inducer:build_target_mean_pooler",
             "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
         ],
         # registered in the component modules (the scoring functions are in spacy_frames/scoring/)
+        # under the entry points they always had, or one that resolves in older checkouts too
         "spacy_scorers": [
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
