@@ -91,6 +91,7 @@ setup(
             "spacy-frames.AdaCosLoss.v1 = spacy_frames.losses:configure_adacos_loss",
             "spacy-frames.HierarchicalContrastiveLoss.v1 = spacy_frames.losses:configure_hierarchical_contrastive_loss",
             "spacy-frames.LabelAwareContrastiveLoss.v1 = spacy_frames.losses:configure_label_aware_contrastive_loss",
+            "spacy-frames.FrameElementLoss.v1 = spacy_frames.losses:configure_frame_element_loss",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",

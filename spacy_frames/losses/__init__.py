@@ -8,11 +8,13 @@ numpy/cupy through thinc ops: no torch.
 - metric.py: deep metric learning for frame induction (Triplet, Contrastive,
   Softmax, ArcFace, AdaCos);
 - discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense;
-- media.py: the label-aware (HeroCon-style) contrastive loss of media_framer.
+- media.py: the label-aware (HeroCon-style) contrastive loss of media_framer;
+- frame_elements.py: candidate spans against their frame's FE definitions.
 """
 from .base import ComputedLoss
 from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
 from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
+from .frame_elements import FrameElementLoss, configure_frame_element_loss
 from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
 from .metric import (
     AdaCosLoss,
@@ -38,6 +40,7 @@ __all__ = [
     "AdaCosLoss",
     "HierarchicalContrastiveLoss",
     "LabelAwareContrastiveLoss",
+    "FrameElementLoss",
     "configure_info_nce",
     "configure_binary_cross_entropy",
     "configure_triplet_loss",
@@ -47,4 +50,5 @@ __all__ = [
     "configure_adacos_loss",
     "configure_hierarchical_contrastive_loss",
     "configure_label_aware_contrastive_loss",
+    "configure_frame_element_loss",
 ]

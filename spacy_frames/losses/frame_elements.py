@@ -1,0 +1,60 @@
+"""frame_elements: each candidate span of a target against the FEs of the target's frame.
+
+A row is one candidate span; its columns are "no FE" (column 0) followed by the frame's
+FE definitions, padded to the widest frame of the batch (mask 0 on the padding). The
+loss is softmax cross-entropy over the unmasked columns at a temperature. Most
+candidates are no FE: their rows are weighted by `none_weight`, so the rare FE rows are
+not drowned out (the loss is the weighted mean over rows).
+"""
+from typing import Optional, Tuple
+
+from spacy.util import registry
+from thinc.api import get_array_module
+from thinc.types import Floats2d, Ints1d
+
+from .base import ComputedLoss
+
+NO_FE = 0  # the column of the learned "no FE" option
+
+
+class FrameElementLoss(ComputedLoss):
+    def __init__(self, temperature: float = 0.1, none_weight: float = 0.2):
+        if temperature <= 0:
+            raise ValueError(f"FrameElementLoss temperature must be > 0, got {temperature}")
+        if none_weight < 0:
+            raise ValueError(f"FrameElementLoss none_weight must be >= 0, got {none_weight}")
+        self.temperature = temperature
+        self.none_weight = none_weight
+
+    def _compute(self, guesses: Floats2d, truths: Tuple[Ints1d, Optional[Floats2d]]) -> Tuple[Floats2d, float]:
+        xp = get_array_module(guesses)
+        gold, mask = truths
+        gold = xp.asarray(gold, dtype="i")
+        if guesses.ndim != 2 or gold.shape[0] != guesses.shape[0]:
+            raise ValueError(f"FrameElementLoss: {guesses.shape} scores for {gold.shape[0]} gold columns")
+        if len(gold) == 0:
+            return xp.zeros_like(guesses), 0.0
+        if xp.any(gold < 0) or xp.any(gold >= guesses.shape[1]):
+            raise ValueError("FrameElementLoss: gold column out of range")
+        logits = guesses / self.temperature
+        if mask is not None:
+            if xp.any(mask[xp.arange(len(gold)), gold] <= 0):
+                raise ValueError("FrameElementLoss: a gold column is masked")
+            logits = xp.where(mask > 0, logits, -1e9)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        log_probs = logits - xp.log(xp.exp(logits).sum(axis=1, keepdims=True))
+        rows = xp.arange(len(gold))
+        weights = xp.where(gold == NO_FE, self.none_weight, 1.0).astype(guesses.dtype)
+        total = float(weights.sum())
+        if total <= 0:
+            return xp.zeros_like(guesses), 0.0
+        d_logits = xp.exp(log_probs)
+        d_logits[rows, gold] -= 1.0
+        d_logits *= (weights / total)[:, None]
+        loss = -float((weights * log_probs[rows, gold]).sum()) / total
+        return d_logits / self.temperature, loss
+
+
+@registry.losses("spacy-frames.FrameElementLoss.v1")
+def configure_frame_element_loss(temperature: float = 0.1, none_weight: float = 0.2) -> FrameElementLoss:
+    return FrameElementLoss(temperature=temperature, none_weight=none_weight)

@@ -1,0 +1,73 @@
+"""Choosing labelled spans for one target under frame-semantic constraints.
+
+Each candidate is (start, end, label, gain): `gain` is how much better the label is
+than "no label" for that span (log p(label) - log p(none)); only candidates with a
+positive gain are worth taking. A valid choice has no two overlapping spans, each label
+at most once, and no two labels that exclude each other (FrameNet's FE-to-FE Excludes).
+
+- `greedy`: take candidates by gain, keeping each that fits the ones already taken.
+- `exact`: the valid choice with the largest total gain (depth-first branch and bound
+  over the candidates sorted by start; the state is the position, the first free token
+  and the labels used, which stays small because few candidates of a target have a
+  positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
+  before the search, so the cost stays bounded on pathological input.
+"""
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+Candidate = Tuple[int, int, str, float]  # (start, end exclusive, label, gain)
+Excludes = Dict[str, Set[str]]
+
+
+def _fits(cand: Candidate, taken: Sequence[Candidate], excludes: Optional[Excludes]) -> bool:
+    start, end, label, _ = cand
+    for s, e, lab, _ in taken:
+        if lab == label or (start < e and s < end):
+            return False
+        if excludes and (lab in excludes.get(label, ()) or label in excludes.get(lab, ())):
+            return False
+    return True
+
+
+def greedy(candidates: Iterable[Candidate], excludes: Optional[Excludes] = None) -> List[Candidate]:
+    taken: List[Candidate] = []
+    # ties: the shorter, then the earlier span, so the order never depends on the input's
+    for cand in sorted((c for c in candidates if c[3] > 0), key=lambda c: (-c[3], c[1] - c[0], c[0], c[2])):
+        if _fits(cand, taken, excludes):
+            taken.append(cand)
+    return sorted(taken)
+
+
+def exact(candidates: Iterable[Candidate], excludes: Optional[Excludes] = None, max_exact: int = 40) -> List[Candidate]:
+    positive = sorted((c for c in candidates if c[3] > 0), key=lambda c: (-c[3], c[1] - c[0], c[0], c[2]))[:max_exact]
+    cands = sorted(positive, key=lambda c: (c[0], c[1], c[2]))
+    n = len(cands)
+    # an upper bound of what the candidates from i on can still add
+    suffix = [0.0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + cands[i][3]
+    best: List = [0.0, []]
+
+    def search(i: int, free_from: int, used: FrozenSet[str], chosen: List[Candidate], total: float) -> None:
+        if total > best[0] + 1e-12:
+            best[0], best[1] = total, list(chosen)
+        if i >= n or total + suffix[i] <= best[0] + 1e-12:
+            return
+        cand = cands[i]
+        start, _, label, gain = cand
+        if start >= free_from and label not in used and _fits(cand, chosen, excludes):
+            chosen.append(cand)
+            search(i + 1, cand[1], used | {label}, chosen, total + gain)
+            chosen.pop()
+        search(i + 1, free_from, used, chosen, total)
+
+    search(0, 0, frozenset(), [], 0.0)
+    return sorted(best[1])
+
+
+DECODERS = {"greedy": greedy, "exact": exact}
+
+
+def decode(candidates: Iterable[Candidate], method: str = "exact", excludes: Optional[Excludes] = None) -> List[Candidate]:
+    if method not in DECODERS:
+        raise ValueError(f"unknown decoding {method!r}: choose from {sorted(DECODERS)}")
+    return DECODERS[method](list(candidates), excludes)
