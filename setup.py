@@ -99,6 +99,7 @@ setup(
             "spacy-frames.frame_target_suggester.v1 = spacy_frames.suggesters.frames:build_frame_target_suggester",
             "spacy-frames.predicate_suggester.v1 = spacy_frames.suggesters.frames:build_predicate_suggester",
             "spacy-frames.argument_pair_suggester.v1 = spacy_frames.suggesters.discourse:build_argument_pair_suggester",
+            "spacy-frames.fe_candidate_suggester.v1 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester",
         ],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
     },

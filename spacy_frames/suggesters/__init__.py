@@ -11,7 +11,8 @@ existed.
 
 - frames.py: targets for frame_identifier (preset, else lexicon) and predicates for
   frame_inducer, with frame_identifier's training-time targets (gold, detector examples);
-- discourse.py: argument pairs for discourse_sense.
+- discourse.py: argument pairs for discourse_sense;
+- frame_elements.py: (target, candidate span) rows for frame_elements.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
