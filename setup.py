@@ -48,6 +48,7 @@ setup(
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
             "spacy-frames.FrameIdentifier.v1 = spacy_frames.ml.frame_identifier:build_frame_identifier",
+            "spacy-frames.FrameElementScorer.v1 = spacy_frames.ml.frame_elements:build_frame_element_scorer",
             "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
             "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
             "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",

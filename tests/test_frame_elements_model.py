@@ -1,0 +1,91 @@
+"""frame_elements' scorer model: it learns a toy set, its gradients are right, and bad input
+gives a clear error."""
+import numpy
+import pytest
+import spacy
+from spacy.util import registry
+from thinc.api import Adam
+
+from spacy_frames.losses.frame_elements import FrameElementLoss
+from spacy_frames.ml.frame_elements import build_frame_element_scorer, position_features, set_fe_vectors
+
+
+def toy():
+    nlp = spacy.blank("en")
+    docs = [nlp("The bank gave a loan to the farmer ."), nlp("She bought it .")]
+    rows = [[(2, 3, 0, 2), (2, 3, 3, 5), (2, 3, 5, 8), (2, 3, 8, 9)], [(1, 2, 0, 1), (1, 2, 2, 3)]]
+    options = [[0, 1, 2, 3]] * 4 + [[0, 4, 5]] * 2
+    gold = numpy.array([1, 2, 3, 0, 1, 2])
+    return docs, rows, options, gold
+
+
+def scorer(seed=0, width=8):
+    tok2vec = registry.architectures.get("spacy.HashEmbedCNN.v2")(
+        width=32, depth=1, embed_size=500, window_size=1, maxout_pieces=2, subword_features=True, pretrained_vectors=None
+    )
+    model = build_frame_element_scorer(tok2vec, hidden_width=16, dropout=0.0)
+    set_fe_vectors(model, numpy.random.default_rng(seed).normal(size=(5, width)))
+    return model
+
+
+def test_overfits_a_toy_set_and_every_parameter_group_moves():
+    docs, rows, options, gold = toy()
+    model = scorer()
+    model.initialize(X=(docs, rows, options))
+    before = {name: model.get_param(name).copy() for name in ("fe_map", "no_fe", "fe_vectors")}
+    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
+    for _ in range(60):
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        grad, value = loss(scores, (gold, mask))
+        backprop((grad, mask))
+        model.finish_update(optimizer)
+    (scores, mask), _ = model.begin_update((docs, rows, options))
+    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
+    assert not numpy.allclose(before["fe_map"], model.get_param("fe_map"))
+    assert not numpy.allclose(before["no_fe"], model.get_param("no_fe"))
+    assert numpy.array_equal(before["fe_vectors"], model.get_param("fe_vectors"))  # the definitions stay frozen
+
+
+def test_gradients_of_the_option_side_match_finite_differences():
+    docs, rows, options, _ = toy()
+    model = scorer()
+    model.initialize(X=(docs, rows, options))
+    weights = numpy.random.default_rng(1).normal(size=(6, 4)).astype("f")
+
+    def objective():
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        return float((scores * weights).sum()), backprop, mask
+
+    value, backprop, mask = objective()
+    backprop((weights * mask, mask))
+    for name, index in (("fe_map", (1, 2)), ("no_fe", (3,))):
+        analytic = float(model.get_grad(name)[index])
+        param = model.get_param(name)
+        param[index] += 1e-3
+        bumped, _, _ = objective()
+        param[index] -= 1e-3
+        assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3)
+
+
+def test_position_features_mark_side_gap_and_length():
+    feats = position_features([(5, 6, 0, 2), (5, 6, 6, 7)])
+    assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]
+    assert feats[0].argmax() != feats[1].argmax()  # before vs right after the target
+
+
+def test_bad_input_gives_clear_errors():
+    docs, rows, options, _ = toy()
+    model = scorer()
+    with pytest.raises(ValueError, match="FE table is empty"):
+        build_frame_element_scorer(model.layers[0].get_ref("tok2vec")).initialize(X=(docs, rows, options))
+    model.initialize(X=(docs, rows, options))
+    with pytest.raises(ValueError, match="option lists"):
+        model.predict((docs, rows, options[:-1]))
+    with pytest.raises(ValueError, match="no-FE option"):
+        model.predict((docs, rows, [[1, 2]] * 6))
+    with pytest.raises(ValueError, match="not in the FE table"):
+        model.predict((docs, rows, [[0, 9]] * 6))
+    with pytest.raises(ValueError, match="width"):
+        set_fe_vectors(model, numpy.zeros((3, 4)))
+    (scores, mask) = model.predict((docs, [[], []], []))
+    assert scores.shape[0] == 0 and mask.shape[0] == 0
