@@ -12,7 +12,7 @@ The work is done by spacy_frames.corpora.framenet_convert; this only parses argu
 the summary and merges it into the summary JSON (key "framenet15" / "framenet17").
 """
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import srsly
 import typer
@@ -35,11 +35,30 @@ def print_summary(summary: Dict[str, Any]) -> None:
     for row in [header] + rows:
         typer.echo("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
     for split in splits:
-        extra = {k: v for k, v in summary[split].items() if k not in TABLE_COLUMNS and v}
+        extra = {k: v for k, v in summary[split].items() if k not in TABLE_COLUMNS + ("frame_elements",) and v}
         if extra:
             typer.echo(f"{split}: {extra}")
     typer.echo(f"frames: {summary['frames']:,}  lexical units: {summary['lexical_units']:,}")
     typer.echo("relations: " + ", ".join(f"{k} {v:,}" for k, v in summary["relations"].items()))
+    print_fe_summary(summary, splits)
+
+
+def print_fe_summary(summary: Dict[str, Any], splits: List[str]) -> None:
+    """The gold frame elements per split (written, skipped by reason, null instantiations)."""
+    fe_splits = [split for split in splits if "frame_elements" in summary[split]]
+    if fe_splits:
+        typer.echo("frame elements:")
+    for split in fe_splits:
+        fe = summary[split]["frame_elements"]
+        skipped = ", ".join(f"{k} {v:,}" for k, v in fe["skipped"].items() if v)
+        null = ", ".join(f"{k} {v:,}" for k, v in fe["null_instantiations"].items() if v)
+        typer.echo(
+            f"  {split}: {fe['spans']:,} spans of {fe['annotated']:,} overt FEs ({fe['fe_types']:,} FE names); "
+            f"skipped: {skipped or 'none'}; discontinuous {fe['discontinuous']:,}, overlapping {fe['overlapping']:,}, "
+            f"expanded {fe['expanded']:,}; null instantiations: {null or 'none'}"
+        )
+    if "frame_elements" in summary:
+        typer.echo(f"FE definitions: {summary['frame_elements']}")
 
 
 def merge_summary(path: Optional[Path], key: str, summary: Dict[str, Any]) -> None:

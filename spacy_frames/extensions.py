@@ -9,12 +9,16 @@ str / list / float, which msgpack handles: they survive ``DocBin``
 from functools import partial
 from typing import List, Optional
 
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 
 # Span group keys used across the package. Components take the key as a config
 # argument; these are the defaults and the keys the corpus converters write.
 TARGETS_KEY = "targets"
 FRAMES_KEY = "frames"
+# frame_elements: the FE spans of every target / frame span, label = FE name; each FE
+# span's `span.id_` is fe_target_id(its target) (see corpora/framenet_elements.py)
+FE_KEY = "frame_elements"
 # discourse_sense: [Arg1, Arg2] of the relation to classify
 ARGS_KEY = "discourse_args"
 # media_framer: the article's cached transformer vector in doc.user_data (frozen-body
@@ -32,6 +36,52 @@ def get_doc_frames(doc: Doc) -> List[Span]:
 def get_span_frame(span: Span) -> Optional[str]:
     """``span._.frame``: the frame a frame span evokes (its label), None if unlabelled."""
     return span.label_ or None
+
+
+def fe_target_id(span: Span) -> str:
+    """The id an FE span of the target / frame span ``span`` carries as ``span.id_``:
+    ``"<start_char>:<end_char>:<frame>"``. Kept in the span (it travels with the span group
+    through ``DocBin``, ``to_bytes`` and ``n_process``), because ``Span._`` values are keyed
+    by character offsets only and an FE span shared by two targets would share them."""
+    return f"{span.start_char}:{span.end_char}:{span.label_}"
+
+
+def make_fe_span(target: Span, start: int, end: int, label: str) -> Span:
+    """An FE span (token offsets ``[start, end)``, ``label`` = FE name) of ``target``'s doc,
+    linked to ``target``; put it in ``doc.spans["frame_elements"]``."""
+    return Span(target.doc, start, end, label=label, span_id=fe_target_id(target))
+
+
+def get_span_frame_elements(span: Span) -> List[Span]:
+    """``span._.frame_elements``: the FE spans of the target / frame ``span`` (same
+    offsets and frame label) in ``doc.spans["frame_elements"]``, in document order."""
+    doc = span.doc
+    if FE_KEY not in doc.spans:
+        return []
+    key = get_string_id(fe_target_id(span))
+    return sorted((fe for fe in doc.spans[FE_KEY] if fe.id == key), key=lambda fe: (fe.start, fe.end, fe.label_))
+
+
+def _fe_link(span: Span) -> Optional[List[str]]:
+    if not span.id:
+        return None
+    parts = span.id_.split(":", 2)
+    if len(parts) != 3 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return parts
+
+
+def get_fe_target(span: Span) -> Optional[List[int]]:
+    """``span._.fe_target``: [start_char, end_char] of the target an FE span belongs to,
+    None for a span that is no FE span."""
+    link = _fe_link(span)
+    return None if link is None else [int(link[0]), int(link[1])]
+
+
+def get_fe_frame(span: Span) -> Optional[str]:
+    """``span._.fe_frame``: the frame of the target an FE span belongs to (None if no FE span)."""
+    link = _fe_link(span)
+    return None if link is None else link[2]
 
 
 def _as_lists(value):
@@ -87,6 +137,15 @@ def install_extensions() -> None:
         Span.set_extension(
             "target_parts", getter=partial(get_list_value, "target_parts"), setter=partial(set_value, "target_parts")
         )
+    # frame_elements: on a target / frame span, its FE spans (doc.spans["frame_elements"]
+    # with its fe_target_id) in document order; on an FE span, its target's
+    # [start_char, end_char] and frame. Getters: nothing is stored in user_data.
+    if not Span.has_extension("frame_elements"):
+        Span.set_extension("frame_elements", getter=get_span_frame_elements)
+    if not Span.has_extension("fe_target"):
+        Span.set_extension("fe_target", getter=get_fe_target)
+    if not Span.has_extension("fe_frame"):
+        Span.set_extension("fe_frame", getter=get_fe_frame)
     # frame_inducer: the nearest induced cluster ("F0042") and the FrameNet frame most
     # common among that cluster's known instances (None when it has none)
     if not Span.has_extension("induced_frame"):

@@ -128,7 +128,7 @@ def test_inventory_serialization(inventory, tmp_path):
     data = srsly.read_json(path)
     assert set(data) == {"version", "source", "frames", "relations"}
     assert data["version"] == 1
-    assert set(data["frames"]["Weapon"]) == {"id", "definition", "lexical_units"}
+    assert set(data["frames"]["Weapon"]) == {"id", "definition", "lexical_units", "frame_elements"}
     assert data["relations"]["Inheritance"] == [["Artifact", "Weapon"], ["Artifact", "Vehicle"]]
     loaded = FrameInventory().from_disk(path)
     assert loaded.to_dict() == inventory.to_dict()

@@ -39,6 +39,8 @@ What counts as a target, and what is skipped (FN1.5 numbers, Das et al. split):
   of the 2,420 test sentences, 259 of 270 in ``Miscellaneous__Hound-Ch14``).
 - Tokens come from the PENN layer (repaired, see ``framenet_sentences._layer_tokens``); exemplars use
   PENN or BNC; 184 exemplars whose layer does not fit their text are split on whitespace.
+- Frame elements (rank-1 FE layer, ``doc.spans["frame_elements"]``) and what of them is
+  skipped: :mod:`spacy_frames.corpora.framenet_elements`.
 """
 import html
 import re
@@ -177,6 +179,33 @@ def _frame_definition(root: ET.Element) -> str:
     return strip_definition_markup(root.findtext(_tag("definition")))
 
 
+def _frame_elements(root: ET.Element) -> List[Dict[str, Any]]:
+    """The ``<FE>`` children of a frame file's root, as :class:`FEDef` dicts: name, id,
+    coreType, definition (markup stripped like frame definitions) and the names of its
+    ``<excludesFE>`` / ``<requiresFE>`` children."""
+    return [
+        {
+            "name": fe.get("name", ""),
+            "id": int(fe.get("ID", -1)),
+            "core_type": fe.get("coreType", ""),
+            "definition": strip_definition_markup(fe.findtext(_tag("definition"))),
+            "excludes": [x.get("name", "") for x in fe.iterfind(_tag("excludesFE"))],
+            "requires": [x.get("name", "") for x in fe.iterfind(_tag("requiresFE"))],
+        }
+        for fe in root.iterfind(_tag("FE"))
+    ]
+
+
+def _frame_entry(entry: ET.Element, root: ET.Element) -> Dict[str, Any]:
+    """A frame of the inventory from its frameIndex entry and its frame file's root."""
+    return {
+        "id": int(entry.get("ID", -1)),
+        "definition": _frame_definition(root),
+        "lexical_units": [],
+        "frame_elements": _frame_elements(root),
+    }
+
+
 class _FNZip:
     """The FrameNet release zip, with the member prefix ("fndata-1.5/") found once."""
 
@@ -225,7 +254,8 @@ class _FNZip:
 def read_fn15_inventory(zip_path: PathLike) -> FrameInventory:
     """The FrameNet 1.5 inventory from the release zip.
 
-    Frames: ``frameIndex.xml`` (1,019) with definitions from ``frame/<name>.xml``. Lexical
+    Frames: ``frameIndex.xml`` (1,019) with definitions and frame elements from
+    ``frame/<name>.xml``. Lexical
     units: ``luIndex.xml`` (11,829 entries, one per ``lu/*.xml`` file; the frame files'
     ``<lexUnit>`` lists hold 113 more, LUs that have no LU record). Relations:
     ``frRelation.xml``, all types (Inheritance 617, Using 490, Subframe 117, ...).
@@ -234,8 +264,7 @@ def read_fn15_inventory(zip_path: PathLike) -> FrameInventory:
         frames: Dict[str, Dict[str, Any]] = {}
         for entry in fn.parse("frameIndex.xml").iter(_tag("frame")):
             name = entry.get("name", "")
-            root = fn.parse(f"frame/{name}.xml")
-            frames[name] = {"id": int(entry.get("ID", -1)), "definition": _frame_definition(root), "lexical_units": []}
+            frames[name] = _frame_entry(entry, fn.parse(f"frame/{name}.xml"))
         for lu in fn.parse("luIndex.xml").iter(_tag("lu")):
             frame = lu.get("frameName")
             if frame in frames:
@@ -247,7 +276,7 @@ def read_fn15_inventory(zip_path: PathLike) -> FrameInventory:
 
 
 def read_fn17_inventory(frames_xml_dir: PathLike, lexicon_json_path: PathLike) -> FrameInventory:
-    """The FrameNet 1.7 inventory: frames and definitions from ``frames_xml_dir``
+    """The FrameNet 1.7 inventory: frames, definitions and FEs from ``frames_xml_dir``
     (``frameIndex.xml`` + ``frame/*.xml``), lexical units from ``FN17_enlu_id.json``
     (``{"frame", "lu"}`` records), relations from ``frames_xml_dir/frRelation.xml``."""
     frames_dir = _require_dir(frames_xml_dir, "FrameNet 1.7 frame XML directory")
@@ -257,8 +286,7 @@ def read_fn17_inventory(frames_xml_dir: PathLike, lexicon_json_path: PathLike) -
     for entry in ET.parse(index_path).getroot().iter(_tag("frame")):
         name = entry.get("name", "")
         frame_path = _require_file(frames_dir / "frame" / f"{name}.xml", f"Frame file of '{name}'")
-        root = ET.parse(frame_path).getroot()
-        frames[name] = {"id": int(entry.get("ID", -1)), "definition": _frame_definition(root), "lexical_units": []}
+        frames[name] = _frame_entry(entry, ET.parse(frame_path).getroot())
     for record in srsly.read_json(lexicon_path):
         if record["frame"] in frames:
             frames[record["frame"]]["lexical_units"].append(record["lu"])

@@ -10,11 +10,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Container, Dict, Iterable, Optional, Set, Union
 
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
+from ..extensions import FE_KEY
 from ..inventory.frames import FrameInventory
 from .framenet import PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
+from .framenet_elements import fe_summary
 from .framenet_sentences import (
     FrameSentence,
     iter_exemplar_sentences,
@@ -46,7 +48,17 @@ def _split_summary(stats: Counter, docs: Optional[int]) -> Dict[str, Any]:
         for key, n in sorted(stats.items())
         if key.startswith("skipped_") and key != "skipped_targets"
     }
+    summary["frame_elements"] = fe_summary(stats)
     return summary
+
+
+def _count_unknown_fe_labels(doc: Doc, inventory: FrameInventory, cache: Dict[str, Set[str]], stats: Counter) -> None:
+    """Count FE spans whose label is not an FE of their frame in ``inventory`` (kept)."""
+    for fe in doc.spans[FE_KEY]:
+        frame = fe._.fe_frame
+        if frame not in cache:
+            cache[frame] = set(inventory.fe_names(frame)) if frame in inventory else set()
+        stats["fe_label_not_in_frame"] += fe.label_ not in cache[frame]
 
 
 def _write_docbin(
@@ -60,10 +72,14 @@ def _write_docbin(
     # Docs are serialized into the DocBin as they come and not kept: memory is the DocBin's
     # token arrays + strings (a few hundred MB for all exemplars), not 154k Doc objects.
     doc_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
+    fe_names: Dict[str, Set[str]] = {}
     for sentence in sentences:
         if docs_seen is not None:
             docs_seen.add(sentence.doc)
-        doc_bin.add(sentence_to_doc(vocab, sentence, frames=frames, stats=stats))
+        doc = sentence_to_doc(vocab, sentence, frames=frames, stats=stats)
+        if isinstance(frames, FrameInventory):
+            _count_unknown_fe_labels(doc, frames, fe_names, stats)
+        doc_bin.add(doc)
     path.parent.mkdir(parents=True, exist_ok=True)
     doc_bin.to_disk(path)
 
@@ -82,8 +98,13 @@ def convert_framenet15(
 
     Summary: ``{split: {"docs", "sentences", "targets", "skipped_targets",
     "discontinuous_targets", "multiword_targets", "sentences_without_targets",
-    "whitespace_tokenized_sentences", "skipped_reasons": {reason: n}}, "frames": n,
-    "lexical_units": n, "relations": {type: n}}`` for the splits train/dev/test/exemplars.
+    "whitespace_tokenized_sentences", "skipped_reasons": {reason: n}, "frame_elements":
+    {...}}, "frames": n, "lexical_units": n, "relations": {type: n}, "frame_elements":
+    {...}}`` for the splits train/dev/test/exemplars. A split's ``frame_elements`` counts
+    the gold FEs (:func:`~.framenet_elements.fe_summary`: FE spans written, skipped by
+    reason, null instantiations by type, FE types, ``label_not_in_frame``: FE spans whose
+    label is no FE of their frame in the inventory); the top-level one the inventory's FE
+    definitions (:meth:`FrameInventory.fe_counts`).
     ``targets`` counts every target read (see the docstring of
     :mod:`spacy_frames.corpora.framenet`); the spans written are
     ``targets - skipped_targets``. ``multiword_targets`` are contiguous spans of several
@@ -121,6 +142,7 @@ def convert_framenet15(
     summary["frames"] = len(inventory)
     summary["lexical_units"] = inventory.n_lexical_units
     summary["relations"] = inventory.relation_counts()
+    summary["frame_elements"] = inventory.fe_counts()
     return summary
 
 
@@ -144,7 +166,8 @@ def convert_framenet17(
     counts the out-of-vocabulary targets: ``targets_new_frame`` (frame not in FN1.5),
     ``targets_new_lu`` (the (LU, frame) pair is not in FN1.5, which includes every
     new-frame target) and ``targets_unknown_lu_name`` (the LU name is in no FN1.5 frame).
-    ``docs`` is None: the CoNLL file carries no document ids.
+    ``docs`` is None: the CoNLL file carries no document ids. The dev ``frame_elements``
+    section then also has ``annotated_new_frame``: the FE labels of new-frame targets.
     """
     inventory = read_fn17_inventory(frames_xml_dir, lexicon_json)
     conll = _require_file(conll_path, "open-sesame CoNLL file")
@@ -164,10 +187,13 @@ def convert_framenet17(
                 oov["targets_new_frame"] += target.frame not in fn15
                 oov["targets_new_lu"] += (target.lu, target.frame) not in fn15_pairs
                 oov["targets_unknown_lu_name"] += not fn15.frames_for_lu(target.lu)
+                oov["fe_annotated_new_frame"] += len(target.elements) if target.frame not in fn15 else 0
         dev.update({key: int(oov[key]) for key in ("targets_new_frame", "targets_new_lu", "targets_unknown_lu_name")})
+        dev["frame_elements"]["annotated_new_frame"] = int(oov["fe_annotated_new_frame"])
     return {
         "dev": dev,
         "frames": len(inventory),
         "lexical_units": inventory.n_lexical_units,
         "relations": inventory.relation_counts(),
+        "frame_elements": inventory.fe_counts(),
     }

@@ -5,8 +5,9 @@ documents (:func:`list_fulltext_docs`, :func:`iter_fulltext_sentences`), LU exem
 (:func:`iter_exemplar_sentences`), the Das et al. document split (:func:`load_split`) and
 open-sesame CoNLL files (:func:`iter_open_sesame_sentences`), with the tokenisation of
 FrameNet's POS layers, and :func:`sentence_to_doc`, which builds a ``Doc`` with the targets
-in ``doc.spans["targets"]``. Conventions (character offsets, what counts as a target, what
-is skipped) are documented in :mod:`spacy_frames.corpora.framenet`.
+in ``doc.spans["targets"]`` (and their FEs: :mod:`spacy_frames.corpora.framenet_elements`).
+Conventions (character offsets, what counts as a target, what is skipped) are documented in
+:mod:`spacy_frames.corpora.framenet`.
 """
 import re
 from collections import Counter
@@ -21,6 +22,8 @@ from spacy.vocab import Vocab
 
 from ..extensions import TARGETS_KEY, install_extensions
 from .framenet import PTB_TAGS, PathLike, _FNZip, _WS_RE, _require_file, _tag, normalize_penn_tag
+from .framenet_elements import FrameElement, NullInstantiation, bio_elements, count_skipped_target, read_fe_layer
+from .framenet_elements import set_gold_frame_elements
 
 TokenOffsets = Tuple[int, int, Optional[str]]  # (start_char, end_char exclusive, POS tag or None)
 
@@ -37,13 +40,17 @@ class FrameTarget:
 
     ``pieces``: [(start_char, end_char), ...], end exclusive, sorted; several pieces for
     multi-label targets ("chemical ... weapon"); empty when the annotation set has a frame
-    but no Target label (4 such sets in FN1.5 full text).
+    but no Target label (4 such sets in FN1.5 full text). ``elements``: the overt FEs of
+    the rank-1 FE layer (character offsets, sorted); ``null_elements``: its null
+    instantiations, [(FE name, "CNI" / "DNI" / "INI" / "INC"), ...].
     """
 
     frame: str
     lu: str
     pieces: List[Tuple[int, int]]
     annotation_set_id: Optional[int] = None
+    elements: List[FrameElement] = field(default_factory=list)
+    null_elements: List[NullInstantiation] = field(default_factory=list)
 
 
 @dataclass
@@ -147,19 +154,23 @@ def _parse_sentence(
     targets: List[FrameTarget] = []
     for aset in elem.iterfind(_tag("annotationSet")):
         pieces: List[Tuple[int, int]] = []
+        fe_layer: Optional[ET.Element] = None
         for layer in aset.iterfind(_tag("layer")):
             name = layer.get("name")
             if name == "Target":
                 pieces.extend((s, e) for s, e, _ in _labels(layer))
+            elif name == "FE" and layer.get("rank", "1") == "1" and fe_layer is None:
+                fe_layer = layer
             elif name in POS_LAYERS and name not in pos_layers and len(layer):
                 pos_layers[name] = _labels(layer)
         set_id = int(aset.get("ID", -1))
+        elements, null = read_fe_layer(fe_layer) if fe_layer is not None else ([], [])
         if lu_frame is None:
             if aset.get("frameName") is not None:
                 frame, lu = aset.get("frameName", ""), aset.get("luName", "")
-                targets.append(FrameTarget(frame, lu, sorted(set(pieces)), set_id))
+                targets.append(FrameTarget(frame, lu, sorted(set(pieces)), set_id, elements, null))
         elif pieces:
-            targets.append(FrameTarget(lu_frame[1], lu_frame[0], sorted(set(pieces)), set_id))
+            targets.append(FrameTarget(lu_frame[1], lu_frame[0], sorted(set(pieces)), set_id, elements, null))
     tokens, tagset = None, None
     for name in POS_LAYERS:
         if name in pos_layers:
@@ -289,8 +300,8 @@ def iter_open_sesame_sentences(path: PathLike) -> Iterator[FrameSentence]:
     ``fn1.7.dev.syntaxnet.conll`` (id, form, LU, frame, FE BIO). Target tokens are the
     tokens with an LU; runs of them become the pieces. Consecutive blocks with the same key
     (sentence id column when present, plus the token sequence) are one sentence, so a
-    sentence repeated elsewhere in the corpus stays a separate sentence. Text = tokens
-    joined by single spaces; ``doc`` is the file name, ``sentence_id`` the sentence-id
+    sentence repeated elsewhere in the corpus stays a separate sentence. The FE BIO column
+    gives the target its FEs. Text = tokens joined by single spaces; ``doc`` is the file name, ``sentence_id`` the sentence-id
     column (15 columns) or the running sentence index.
     """
     path = _require_file(path, "open-sesame CoNLL file")
@@ -300,9 +311,9 @@ def iter_open_sesame_sentences(path: PathLike) -> Iterator[FrameSentence]:
     for block in _conll_blocks(path):
         ncols = len(block[0])
         if ncols >= 15:
-            lu_col, frame_col, tag_col, sent_col = 12, 13, 5, 6
+            lu_col, frame_col, fe_col, tag_col, sent_col = 12, 13, 14, 5, 6
         elif ncols >= 5:
-            lu_col, frame_col, tag_col, sent_col = 2, 3, None, None
+            lu_col, frame_col, fe_col, tag_col, sent_col = 2, 3, 4, None, None
         else:
             raise ValueError(f"{path}: expected 5 or 15 tab-separated columns, got {ncols}: {block[0]}")
         words = [row[1] for row in block]
@@ -333,7 +344,8 @@ def iter_open_sesame_sentences(path: PathLike) -> Iterator[FrameSentence]:
                 pieces[-1] = (pieces[-1][0], end)
             else:
                 pieces.append((start, end))
-        current.targets.append(FrameTarget(first[frame_col], first[lu_col], pieces, None))
+        elements = bio_elements([row[fe_col] for row in block], current.tokens)
+        current.targets.append(FrameTarget(first[frame_col], first[lu_col], pieces, None, elements))
     if current is not None:
         yield current
 
@@ -434,6 +446,8 @@ def sentence_to_doc(
       e.g. FN1.5's ``Test35``) or a piece cannot be aligned (``skipped_unaligned``).
     - ``doc.user_data["framenet"] = {"doc": name, "sentence_id": id}``. Sentences without
       targets are kept (target detection needs negatives) with an empty span group.
+    - The targets' gold FEs go into ``doc.spans["frame_elements"]``, linked to their target
+      (:func:`~.framenet_elements.set_gold_frame_elements`; ``fe_*`` keys in ``stats``).
     """
     install_extensions()
     words, spaces, tags = _words_and_spaces(sentence)
@@ -445,6 +459,7 @@ def sentence_to_doc(
                 token.tag_ = tag
     stats = stats if stats is not None else Counter()
     spans: List[Span] = []
+    with_fes = []
     for target in sentence.targets:
         stats["targets"] += 1
         reason = None
@@ -460,6 +475,7 @@ def sentence_to_doc(
         if parts is None:
             stats["skipped_targets"] += 1
             stats[f"skipped_{reason}"] += 1
+            count_skipped_target(target.elements, target.null_elements, stats)
             continue
         span = Span(doc, parts[0][0], parts[-1][1], label=target.frame)
         span._.lexical_unit = target.lu
@@ -469,7 +485,9 @@ def sentence_to_doc(
         elif sum(1 for t in span if t.text.strip()) > 1:
             stats["multiword_targets"] += 1
         spans.append(span)
+        with_fes.append((span, parts, target.elements, target.null_elements))
     doc.spans[TARGETS_KEY] = spans
+    set_gold_frame_elements(doc, with_fes, stats)
     doc.user_data["framenet"] = {"doc": sentence.doc, "sentence_id": sentence.sentence_id}
     stats["sentences"] += 1
     if not spans:

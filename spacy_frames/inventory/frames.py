@@ -1,12 +1,14 @@
-"""The frame inventory: FrameNet frames with definitions, lexical units and typed
-frame-to-frame relations, read from (and written to) the converters' frames.json.
+"""The frame inventory: FrameNet frames with definitions, lexical units, frame elements
+(FE definitions, core types, FE-to-FE Excludes / Requires) and typed frame-to-frame
+relations, read from (and written to) the converters' frames.json.
 
 The XML readers that build it from a FrameNet release are in corpora/framenet.py;
 `spacy-frames.frame_inventory.v1` (there too) loads a frames.json in [initialize].
 """
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import srsly
 
@@ -32,10 +34,52 @@ FRAME_RELATION_TYPES = (
 )
 
 
+# FrameNet's FE core types; "core" FEs are the first two
+FE_CORE_TYPES = ("Core", "Core-Unexpressed", "Peripheral", "Extra-Thematic")
+
+
+@dataclass
+class FEDef:
+    """A frame element of a frame: name, FrameNet id, core type (:data:`FE_CORE_TYPES`),
+    plain-text definition, and the FEs of the same frame it excludes (may not co-occur
+    with) and requires (``<excludesFE>`` / ``<requiresFE>`` of the frame XML)."""
+
+    name: str
+    core_type: str = "Peripheral"
+    definition: str = ""
+    id: int = -1
+    excludes: List[str] = field(default_factory=list)
+    requires: List[str] = field(default_factory=list)
+
+    @property
+    def is_core(self) -> bool:
+        return self.core_type in ("Core", "Core-Unexpressed")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "FEDef":
+        return cls(
+            name=str(data["name"]),
+            core_type=str(data.get("core_type", "Peripheral")),
+            definition=str(data.get("definition", "")),
+            id=int(data.get("id", -1)),
+            excludes=[str(n) for n in data.get("excludes", [])],
+            requires=[str(n) for n in data.get("requires", [])],
+        )
+
+
+def _fe_dicts(frame_elements: Iterable[Union[FEDef, Dict[str, Any]]]) -> List[Dict[str, Any]]:
+    return [FEDef.from_dict(fe.to_dict() if isinstance(fe, FEDef) else fe).to_dict() for fe in frame_elements]
+
+
 class FrameInventory:
     """Frames with definitions and lexical units, plus typed frame-to-frame relations.
 
-    ``frames``: name -> {"id": int, "definition": str, "lexical_units": ["get.v", ...]}.
+    ``frames``: name -> {"id": int, "definition": str, "lexical_units": ["get.v", ...],
+    "frame_elements": [FEDef.to_dict(), ...]} (FEs in frame-file order; ``[]`` when the
+    inventory was saved before FEs were read, or the frame has none).
     ``relations``: relation type ("Inheritance") -> [[super_frame, sub_frame], ...].
     The LU -> frames index and the parent/child maps are derived state, rebuilt on every
     load and edit, never serialized. Edit through :meth:`add_frame` so they stay in sync.
@@ -65,6 +109,7 @@ class FrameInventory:
                 "id": int(info.get("id", -1)),
                 "definition": str(info.get("definition", "")),
                 "lexical_units": [str(lu) for lu in info.get("lexical_units", [])],
+                "frame_elements": _fe_dicts(info.get("frame_elements", [])),
             }
             for name, info in frames.items()
         }
@@ -144,6 +189,61 @@ class FrameInventory:
         self._check_frame(name)
         return list(self.frames[name]["lexical_units"])
 
+    # -- frame elements -------------------------------------------------------------------
+    def frame_elements(self, name: str) -> List[FEDef]:
+        """The FEs of frame ``name`` in frame-file order ([] if it has no FE data)."""
+        self._check_frame(name)
+        return [FEDef.from_dict(fe) for fe in self.frames[name]["frame_elements"]]
+
+    def fe_names(self, name: str) -> List[str]:
+        self._check_frame(name)
+        return [fe["name"] for fe in self.frames[name]["frame_elements"]]
+
+    def frame_element(self, name: str, fe: str) -> FEDef:
+        for fe_def in self.frame_elements(name):
+            if fe_def.name == fe:
+                return fe_def
+        raise ValueError(f"Unknown frame element '{fe}' of frame '{name}' (known: {', '.join(self.fe_names(name))}).")
+
+    def fe_text(self, name: str, fe: str) -> str:
+        """The text the FE definition encoder reads: "Giving: Donor (core): The person ...";
+        the core type is written in lower case ("core", "core-unexpressed", "peripheral",
+        "extra-thematic")."""
+        fe_def = self.frame_element(name, fe)
+        text = f"{name}: {fe_def.name} ({fe_def.core_type.lower()})"
+        return f"{text}: {fe_def.definition}" if fe_def.definition else text
+
+    def excludes(self, name: str) -> List[Tuple[str, str]]:
+        """Pairs of FEs of frame ``name`` that exclude each other (FrameNet's Excludes,
+        symmetric: each pair once, sorted, names of the frame's own FEs only)."""
+        fes = self.frame_elements(name)
+        known = {fe.name for fe in fes}
+        pairs = {tuple(sorted((fe.name, other))) for fe in fes for other in fe.excludes if other in known and other != fe.name}
+        return sorted(pairs)  # type: ignore[arg-type]
+
+    def requires(self, name: str) -> List[Tuple[str, str]]:
+        """(FE, required FE) pairs of frame ``name`` (FrameNet's Requires, directed)."""
+        fes = self.frame_elements(name)
+        known = {fe.name for fe in fes}
+        return sorted({(fe.name, other) for fe in fes for other in fe.requires if other in known and other != fe.name})
+
+    @property
+    def n_frame_elements(self) -> int:
+        return sum(len(info["frame_elements"]) for info in self.frames.values())
+
+    def fe_counts(self) -> Dict[str, Any]:
+        """Summary of the FE data: frames with FEs, FEs per core type, distinct FE names,
+        Excludes pairs and Requires pairs."""
+        core_types = Counter(fe["core_type"] for info in self.frames.values() for fe in info["frame_elements"])
+        return {
+            "frames_with_fes": sum(1 for info in self.frames.values() if info["frame_elements"]),
+            "frame_elements": self.n_frame_elements,
+            "fe_names": len({fe["name"] for info in self.frames.values() for fe in info["frame_elements"]}),
+            "core_types": dict(sorted(core_types.items())),
+            "excludes_pairs": sum(len(self.excludes(name)) for name in self.frames),
+            "requires_pairs": sum(len(self.requires(name)) for name in self.frames),
+        }
+
     def frames_for_lu(self, lu: str) -> List[str]:
         """Frames listing the lexical unit ``lu`` ("get.v"; exact match), sorted; [] if none."""
         return list(self._lu_index.get(lu, []))
@@ -178,10 +278,12 @@ class FrameInventory:
         *,
         relation: str = "Inheritance",
         frame_id: Optional[int] = None,
+        frame_elements: Iterable[Union[FEDef, Dict[str, Any]]] = (),
     ) -> None:
         """Add a new frame; ``parents`` become [parent, name] pairs of ``relation``.
 
         ``frame_id`` defaults to one more than the largest id in the inventory.
+        ``frame_elements``: its FEs (:class:`FEDef` or their dicts), none by default.
         """
         if name in self.frames:
             raise ValueError(f"Frame '{name}' already exists in this FrameInventory.")
@@ -195,6 +297,7 @@ class FrameInventory:
             "id": int(frame_id),
             "definition": definition,
             "lexical_units": list(lexical_units),
+            "frame_elements": _fe_dicts(frame_elements),
         }
         if parents:
             self.relations.setdefault(relation, []).extend([p, name] for p in parents)
@@ -205,7 +308,10 @@ class FrameInventory:
         return {
             "version": self.version,
             "source": self.source,
-            "frames": {name: dict(self.frames[name]) for name in self.names},
+            "frames": {
+                name: {**self.frames[name], "frame_elements": _fe_dicts(self.frames[name]["frame_elements"])}
+                for name in self.names
+            },
             "relations": {k: [list(p) for p in v] for k, v in sorted(self.relations.items())},
         }
 
