@@ -186,3 +186,25 @@ def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media_frame
 def trained_media(tiny_bert, toy_media, transformer_dir, tmp_path_factory):
     """media_framer trained end-to-end on the toy articles with `spacy train` (tiny twin config)."""
     return train_tiny(media_config(tiny_bert, toy_media, transformer_dir), tmp_path_factory.mktemp("media"), 160, 80)
+
+
+@pytest.fixture(scope="session")
+def fn15_zip(tmp_path_factory) -> Path:
+    """The FrameNet 1.5 fixture release packed like the real one: members under ``fndata-1.5/``."""
+    import zipfile
+
+    path = tmp_path_factory.mktemp("fn15") / "fndata-1.5.zip"
+    root = Path(__file__).parent / "fixtures" / "framenet" / "fndata-1.5"
+    with zipfile.ZipFile(path, "w") as zf:
+        for file in sorted(root.rglob("*")):
+            if file.is_file():
+                zf.write(file, "fndata-1.5/" + file.relative_to(root).as_posix())
+    return path
+
+
+@pytest.fixture(scope="session")
+def inventory(fn15_zip):
+    """The fixture release's frame inventory (read-only in the tests that use it)."""
+    from spacy_frames.corpora.framenet import read_fn15_inventory
+
+    return read_fn15_inventory(fn15_zip)

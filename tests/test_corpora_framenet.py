@@ -29,31 +29,7 @@ from spacy_frames.corpora.framenet_sentences import (
 from spacy_frames.extensions import TARGETS_KEY, install_extensions
 from spacy_frames.inventory.frames import FrameInventory
 
-FIXTURES = Path(__file__).parent / "fixtures" / "framenet"
-FN17 = FIXTURES / "fn17"
-FN17_FRAMES = FN17 / "frames_xml"
-FN17_LEXICON = FN17 / "lexicon_json" / "FN17_enlu_id.json"
-FN17_CONLL = FN17 / "open_sesame" / "fn1.7.dev.syntaxnet.conll"
-SAMPLE_CONLL = FN17 / "open_sesame" / "sample.fn1.7.train.conll"
-SPLITS = FIXTURES / "splits.json"
-REAL = Path(__file__).parents[1] / ".." / "shared" / "assets" / "framenet"
-
-
-@pytest.fixture(scope="module")
-def fn15_zip(tmp_path_factory) -> Path:
-    """The fixture release packed like the real one: members under ``fndata-1.5/``."""
-    path = tmp_path_factory.mktemp("fn15") / "fndata-1.5.zip"
-    root = FIXTURES / "fndata-1.5"
-    with zipfile.ZipFile(path, "w") as zf:
-        for file in sorted(root.rglob("*")):
-            if file.is_file():
-                zf.write(file, "fndata-1.5/" + file.relative_to(root).as_posix())
-    return path
-
-
-@pytest.fixture(scope="module")
-def inventory(fn15_zip) -> FrameInventory:
-    return read_fn15_inventory(fn15_zip)
+from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 
 
 @pytest.fixture(scope="module")

@@ -28,29 +28,7 @@ from spacy_frames.corpora.framenet_sentences import (
 from spacy_frames.extensions import FE_KEY, TARGETS_KEY, fe_target_id, install_extensions, make_fe_span
 from spacy_frames.inventory.frames import FEDef, FrameInventory
 
-FIXTURES = Path(__file__).parent / "fixtures" / "framenet"
-FN17 = FIXTURES / "fn17"
-FN17_FRAMES = FN17 / "frames_xml"
-FN17_LEXICON = FN17 / "lexicon_json" / "FN17_enlu_id.json"
-FN17_CONLL = FN17 / "open_sesame" / "fn1.7.dev.syntaxnet.conll"
-SAMPLE_CONLL = FN17 / "open_sesame" / "sample.fn1.7.train.conll"
-SPLITS = FIXTURES / "splits.json"
-
-
-@pytest.fixture(scope="module")
-def fn15_zip(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("fn15_fe") / "fndata-1.5.zip"
-    root = FIXTURES / "fndata-1.5"
-    with zipfile.ZipFile(path, "w") as zf:
-        for file in sorted(root.rglob("*")):
-            if file.is_file():
-                zf.write(file, "fndata-1.5/" + file.relative_to(root).as_posix())
-    return path
-
-
-@pytest.fixture(scope="module")
-def inventory(fn15_zip) -> FrameInventory:
-    return read_fn15_inventory(fn15_zip)
+from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -410,7 +388,6 @@ def test_conversion_summaries_have_frame_elements(fn15_zip, tmp_path):
 
 # -- real data (skipped when the shared assets are absent) ----------------------------------
 
-REAL = Path(__file__).parents[1] / ".." / "shared" / "assets" / "framenet"
 needs_real_data = pytest.mark.skipif(not REAL.is_dir(), reason="FrameNet assets not available")
 
 
