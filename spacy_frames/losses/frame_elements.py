@@ -12,7 +12,7 @@ from spacy.util import registry
 from thinc.api import get_array_module
 from thinc.types import Floats2d, Ints1d
 
-from .base import ComputedLoss
+from .base import ComputedLoss, _cross_entropy
 
 NO_FE = 0  # the column of the learned "no FE" option
 
@@ -41,17 +41,13 @@ class FrameElementLoss(ComputedLoss):
             if xp.any(mask[xp.arange(len(gold)), gold] <= 0):
                 raise ValueError("FrameElementLoss: a gold column is masked")
             logits = xp.where(mask > 0, logits, -1e9)
-        logits = logits - logits.max(axis=1, keepdims=True)
-        log_probs = logits - xp.log(xp.exp(logits).sum(axis=1, keepdims=True))
-        rows = xp.arange(len(gold))
+        d_logits, row_losses = _cross_entropy(xp, logits, gold, reduce=False)
         weights = xp.where(gold == NO_FE, self.none_weight, 1.0).astype(guesses.dtype)
         total = float(weights.sum())
         if total <= 0:
             return xp.zeros_like(guesses), 0.0
-        d_logits = xp.exp(log_probs)
-        d_logits[rows, gold] -= 1.0
         d_logits *= (weights / total)[:, None]
-        loss = -float((weights * log_probs[rows, gold]).sum()) / total
+        loss = float((weights * row_losses).sum()) / total
         return d_logits / self.temperature, loss
 
 

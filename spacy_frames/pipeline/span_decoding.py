@@ -7,12 +7,11 @@ at most once, and no two labels that exclude each other (FrameNet's FE-to-FE Exc
 
 - `greedy`: take candidates by gain, keeping each that fits the ones already taken.
 - `exact`: the valid choice with the largest total gain (depth-first branch and bound
-  over the candidates sorted by start; the state is the position, the first free token
-  and the labels used, which stays small because few candidates of a target have a
-  positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
+  over the candidates sorted by start, pruned by the gain still reachable; small because
+  few candidates of a target have a positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
   before the search, so the cost stays bounded on pathological input.
 """
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 Candidate = Tuple[int, int, str, float]  # (start, end exclusive, label, gain)
 Excludes = Dict[str, Set[str]]
@@ -47,20 +46,19 @@ def exact(candidates: Iterable[Candidate], excludes: Optional[Excludes] = None, 
         suffix[i] = suffix[i + 1] + cands[i][3]
     best: List = [0.0, []]
 
-    def search(i: int, free_from: int, used: FrozenSet[str], chosen: List[Candidate], total: float) -> None:
+    def search(i: int, chosen: List[Candidate], total: float) -> None:
         if total > best[0] + 1e-12:
             best[0], best[1] = total, list(chosen)
         if i >= n or total + suffix[i] <= best[0] + 1e-12:
             return
         cand = cands[i]
-        start, _, label, gain = cand
-        if start >= free_from and label not in used and _fits(cand, chosen, excludes):
+        if _fits(cand, chosen, excludes):
             chosen.append(cand)
-            search(i + 1, cand[1], used | {label}, chosen, total + gain)
+            search(i + 1, chosen, total + cand[3])
             chosen.pop()
-        search(i + 1, free_from, used, chosen, total)
+        search(i + 1, chosen, total)
 
-    search(0, 0, frozenset(), [], 0.0)
+    search(0, [], 0.0)
     return sorted(best[1])
 
 
