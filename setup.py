@@ -44,6 +44,7 @@ setup(
             "frame_inducer = spacy_frames.pipeline.frame_inducer:make_frame_inducer",
             "discourse_sense = spacy_frames.pipeline.discourse_sense:make_discourse_sense",
             "media_framer = spacy_frames.pipeline.media_framer:make_media_framer",
+            "frame_elements = spacy_frames.pipeline.frame_elements:make_frame_elements",
         ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
@@ -71,6 +72,7 @@ setup(
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",
             "spacy-frames.discourse_sense_scorer.v1 = spacy_frames.pipeline.discourse_sense:make_discourse_sense_scorer",
             "spacy-frames.media_framer_scorer.v1 = spacy_frames.pipeline.media_framer:make_media_framer_scorer",
+            "spacy-frames.frame_elements_scorer.v1 = spacy_frames.pipeline.frame_elements:make_frame_elements_scorer",
         ],
         "spacy_batchers": [
             "spacy-frames.contrast_batcher.v1 = spacy_frames.corpora.batching:create_contrast_batcher",

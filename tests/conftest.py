@@ -208,3 +208,32 @@ def inventory(fn15_zip):
     from spacy_frames.corpora.framenet import read_fn15_inventory
 
     return read_fn15_inventory(fn15_zip)
+
+
+@pytest.fixture(scope="session")
+def toy_fe_corpus(tmp_path_factory):
+    import spacy
+
+    from fe_toy import write_toy_fe_corpus
+
+    return write_toy_fe_corpus(tmp_path_factory.mktemp("toy_fe"), spacy.blank("en").vocab)
+
+
+def fe_config(trained_frames, toy_fe_corpus, **overrides):
+    import spacy
+
+    paths = {
+        "paths.frames": str(trained_frames),
+        "paths.train": str(toy_fe_corpus / "train.spacy"),
+        "paths.dev": str(toy_fe_corpus / "dev.spacy"),
+        "paths.fe_frames": str(toy_fe_corpus / "frames.json"),
+    }
+    paths.update(overrides)
+    return spacy.util.load_config(TEST_CONFIG_DIR / "frame_elements.cfg", overrides=paths)
+
+
+@pytest.fixture(scope="session")
+def trained_fe(trained_frames, toy_fe_corpus, tmp_path_factory):
+    """frame_elements trained on the toy FEs with `spacy train` (tiny twin config), as a
+    head on the toy frame_identifier pipeline's frozen transformer."""
+    return train_tiny(fe_config(trained_frames, toy_fe_corpus), tmp_path_factory.mktemp("frame_elements"), 60, 20)

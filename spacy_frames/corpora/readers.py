@@ -20,6 +20,7 @@ def create_framenet_reader(
     targets_key: str = TARGETS_KEY,
     limit: int = 0,
     seed: int = 0,
+    gold_frames_key: Optional[str] = None,
 ) -> Callable[[Language], Iterable[Example]]:
     """FrameNet DocBins (corpus/framenet15/*.spacy) as Examples.
 
@@ -29,12 +30,15 @@ def create_framenet_reader(
     predicted docs, so the pipeline labels exactly those targets (gold-target
     evaluation); false leaves target detection to the pipeline.
     limit: use only the first `limit` full-text docs (0 = all).
+    gold_frames_key: also put the gold targets, labelled with their gold frames, in
+    `doc.spans[gold_frames_key]` of the predicted docs ("frames": frame_elements is then
+    trained and scored on gold targets and gold frames, with frame_identifier disabled).
     """
-    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed)
+    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key)
 
 
 class FrameNetCorpus:
-    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed):
+    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None):
         self.path = require_corpus(path)
         self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
         self.max_exemplars = max_exemplars
@@ -42,6 +46,7 @@ class FrameNetCorpus:
         self.targets_key = targets_key
         self.limit = limit
         self.seed = seed
+        self.gold_frames_key = gold_frames_key
         self._docs: Optional[List[Doc]] = None  # read once, reused every epoch
 
     def _load(self, vocab) -> List[Doc]:
@@ -64,6 +69,8 @@ class FrameNetCorpus:
             predicted = nlp.make_doc(reference.text)
             if self.gold_targets:
                 copy_targets(reference, predicted, self.targets_key)
+            if self.gold_frames_key:
+                copy_targets(reference, predicted, self.targets_key, into=self.gold_frames_key)
             yield Example(predicted, reference)
 
 
@@ -98,10 +105,12 @@ def align_target(ref: Span, predicted: Doc) -> Optional[Span]:
     return span
 
 
-def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY) -> None:
-    """Put the reference's target spans (label, LU, pieces) on `predicted`, aligned by characters."""
+def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY, into: Optional[str] = None) -> None:
+    """Put the reference's target spans (label, LU, pieces) on `predicted`, aligned by
+    characters, under the same key or `into`."""
+    into = into or key
     aligned = (align_target(ref, predicted) for ref in reference.spans.get(key, []))
-    predicted.spans[key] = SpanGroup(predicted, name=key, spans=[span for span in aligned if span is not None])
+    predicted.spans[into] = SpanGroup(predicted, name=into, spans=[span for span in aligned if span is not None])
 
 
 def sample_docbin(path: Path, n: int, seed: int) -> DocBin:

@@ -16,7 +16,7 @@ the row's span vector with each option's vector, and the 0/1 mask of the options
   by the component without retraining) and mapped by a learned square matrix that starts
   as the identity, so the pretrained geometry of the definitions is where training begins.
 """
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -36,10 +36,12 @@ LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
 def build_frame_element_scorer(tok2vec: Model, hidden_width: int = 256, reduction: str = "mean", dropout: float = 0.1) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
-    return Model(
+    model = Model(
         "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=[pooler, span_mlp],
         params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
     )
+    model.set_ref("tok2vec", tok2vec)
+    return model
 
 
 def n_position_features() -> int:
@@ -114,24 +116,32 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     spans_unit, bp_spans_norm = l2_normalize(ops, hidden)
     table = ops.xp.concatenate([model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")])
     table_unit, bp_table_norm = l2_normalize(ops, table)
-    index = ops.xp.zeros((len(flat_rows), n_opts), dtype="i")
-    mask = ops.alloc2f(len(flat_rows), n_opts)
+    # rows with the same options (a target's rows, or every target of one frame) are
+    # scored with one matrix product: no (rows x options x width) gather, so a long doc's
+    # hundreds of thousands of rows stay cheap
+    groups: Dict[Tuple[int, ...], List[int]] = {}
     for r, opts in enumerate(options):
         if not len(opts) or opts[0] != 0:
             raise ValueError("frame_elements: every row's options start with 0, the no-FE option")
-        index[r, : len(opts)] = ops.asarray1i(list(opts))
-        mask[r, : len(opts)] = 1.0
-    if int(index.max()) >= len(table):
-        raise ValueError(f"frame_elements: option {int(index.max())} is not in the FE table ({len(table) - 1} FEs)")
-    gathered = table_unit[index]  # (n_rows, n_opts, width)
-    scores = (gathered * spans_unit[:, None, :]).sum(axis=2) * mask
+        groups.setdefault(tuple(int(o) for o in opts), []).append(r)
+    top = max(max(opts) for opts in groups)
+    if top >= len(table):
+        raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
+    scores = ops.alloc2f(len(flat_rows), n_opts)
+    mask = ops.alloc2f(len(flat_rows), n_opts)
+    plan = [(ops.asarray1i(list(opts)), ops.asarray1i(rows_)) for opts, rows_ in groups.items()]
+    for opts, rows_ in plan:
+        scores[rows_, : len(opts)] = spans_unit[rows_] @ table_unit[opts].T
+        mask[rows_, : len(opts)] = 1.0
 
     def backprop(d_out):
         d_scores = d_out[0] if isinstance(d_out, tuple) else d_out
-        d_scores = d_scores * mask
-        d_spans_unit = (d_scores[:, :, None] * gathered).sum(axis=1)
+        d_spans_unit = ops.alloc2f(*spans_unit.shape)
         d_table_unit = ops.alloc2f(*table_unit.shape)
-        ops.xp.add.at(d_table_unit, index, d_scores[:, :, None] * spans_unit[:, None, :])
+        for opts, rows_ in plan:
+            d_group = d_scores[rows_, : len(opts)]
+            d_spans_unit[rows_] += d_group @ table_unit[opts]
+            ops.xp.add.at(d_table_unit, opts, d_group.T @ spans_unit[rows_])
         d_table = bp_table_norm(d_table_unit)
         model.inc_grad("no_fe", d_table[0])
         model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])

@@ -295,11 +295,15 @@ class FrameIdentifier(FramesPipe):
     # -- frame vectors ------------------------------------------------------------------
     def _encode_frames(self, names: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
         """L2-normalised vectors of the frames' "Name | definition" texts (no gradient)."""
+        return self.encode_texts([self.frame_text(n) for n in names], batch_size)
+
+    def encode_texts(self, texts: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
+        """L2-normalised vectors of definition texts by the frame-definition encoder (no
+        gradient); frame_elements encodes its FE definitions with it."""
         encoder = self.model.get_ref("frame_encoder")
         chunks = [numpy.zeros((0, encoder.get_dim("nO")), dtype="float32")]
-        for start in range(0, len(names), batch_size):
-            texts = [self.frame_text(n) for n in names[start : start + batch_size]]
-            vectors, _ = l2_normalize(self.model.ops, encoder.predict(texts))
+        for start in range(0, len(texts), batch_size):
+            vectors, _ = l2_normalize(self.model.ops, encoder.predict(list(texts[start : start + batch_size])))
             chunks.append(self.model.ops.to_numpy(vectors).astype("float32"))
         return numpy.concatenate(chunks)
 

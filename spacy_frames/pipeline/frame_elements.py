@@ -1,0 +1,419 @@
+"""frame_elements: the arguments of every frame target, matched against FE definitions.
+
+COFFTEA's target-vs-definition matching carried one level down. For each frame span of
+`doc.spans[spans_key]` (frame_identifier's output, or frames the caller put there) the
+suggester (`spacy-frames.fe_candidate_suggester.v1`) proposes candidate spans of its
+sentence; the model (`spacy-frames.FrameElementScorer.v1`) scores each candidate, as
+seen from its target, against "no FE" and the definitions of the FEs of the target's
+frame only; per target the decoder (`span_decoding`) keeps the best valid set: no two
+FEs overlap, each FE at most once, no two FEs that FrameNet's Excludes forbids together.
+
+The FE definitions ("Giving: Donor (core): The person that begins in possession of the
+Theme ...") are encoded by frame_identifier's frame-definition encoder
+(`FrameIdentifier.encode_texts`) and kept, frozen, in the model's FE table, so frames
+added later (`add_frame`, `set_inventory` with FrameNet 1.7) get frame elements with no
+retraining. Frames the component does not know get none, with one warning.
+
+Output: every FE span in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to its
+target (`extensions.make_fe_span`); `target._.frame_elements` lists a target's FEs.
+Training reads the gold frames of `targets_key` (teacher forcing, as open-sesame's
+argument identification trains on gold frames) and the gold FEs of `fe_key`; docs
+without gold targets are skipped.
+"""
+import warnings
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span, SpanGroup
+from spacy.training import Example, validate_get_examples
+from spacy.util import registry
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, set_dropout_rate
+
+from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, fe_target_id, make_fe_span
+from ..inventory.frames import FrameInventory
+from ..losses import FrameElementLoss
+from ..ml.frame_elements import set_fe_vectors
+from ..scoring.frame_elements import score_frame_elements
+from ..suggesters import doc_rows
+from ..suggesters.frame_elements import build_fe_candidate_suggester
+from .base import FramesPipe, default_tok2vec_config
+from .sharing import skip_batch
+from .span_decoding import decode
+
+default_model_config = """
+[model]
+@architectures = "spacy-frames.FrameElementScorer.v1"
+hidden_width = 256
+reduction = "mean"
+dropout = 0.1
+""" + default_tok2vec_config(384)
+DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
+DECODINGS = ("exact", "greedy")
+Row = Tuple[int, int, int, int]
+GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
+MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long doc's memory)
+
+
+@Language.factory(
+    "frame_elements",
+    assigns=["doc.spans", "span._.frame_elements"],
+    requires=["doc.spans"],
+    default_config={
+        "model": DEFAULT_FRAME_ELEMENTS_MODEL,
+        "spans_key": FRAMES_KEY,
+        "fe_key": FE_KEY,
+        "targets_key": TARGETS_KEY,
+        "encoder_component": "frame_identifier",
+        "decoding": "exact",
+        "use_excludes": True,
+        "threshold": 0.0,
+        "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
+        "suggester": {"@misc": "spacy-frames.fe_candidate_suggester.v1", "max_ngram": 4, "window": 30, "subtrees": True},
+        "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
+    },
+    default_score_weights={"fe_f": 1.0, "fe_p": 0.0, "fe_r": 0.0, "fe_core_f": None, "fe_noncore_f": None},
+)
+def make_frame_elements(
+    nlp: Language,
+    name: str,
+    model: Model,
+    *,
+    spans_key: str,
+    fe_key: str,
+    targets_key: str,
+    encoder_component: str,
+    decoding: str,
+    use_excludes: bool,
+    threshold: float,
+    loss: Callable,
+    suggester: Callable,
+    scorer: Optional[Callable],
+) -> "FrameElements":
+    """Create a frame_elements component.
+
+    model (Model): spacy-frames.FrameElementScorer.v1 (candidate spans vs FE definitions).
+    spans_key (str): doc.spans key of the frame spans whose FEs are labelled.
+    fe_key (str): doc.spans key the FE spans are written to (and read from, gold).
+    targets_key (str): doc.spans key of the gold targets (label = frame) in training data.
+    encoder_component (str): the component whose definition encoder encodes the FE texts
+        (its `encode_texts`) when the FE table is built or extended.
+    decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
+    use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
+    threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
+    loss (Callable): spacy-frames.FrameElementLoss.v1.
+    suggester (Callable): candidate spans per target (spacy-frames.fe_candidate_suggester.v1).
+    scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
+    """
+    return FrameElements(
+        nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
+        encoder_component=encoder_component, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
+        loss=loss, suggester=suggester, scorer=scorer,
+    )
+
+
+@registry.scorers("spacy-frames.frame_elements_scorer.v1")
+def make_frame_elements_scorer() -> Callable:
+    return score_frame_elements
+
+
+class FrameElements(FramesPipe):
+    """Label the frame elements of frame spans (see the module docstring)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "frame_elements",
+        *,
+        spans_key: str = FRAMES_KEY,
+        fe_key: str = FE_KEY,
+        targets_key: str = TARGETS_KEY,
+        encoder_component: str = "frame_identifier",
+        decoding: str = "exact",
+        use_excludes: bool = True,
+        threshold: float = 0.0,
+        loss: Optional[Callable] = None,
+        suggester: Optional[Callable] = None,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        if decoding not in DECODINGS:
+            raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
+        cfg: Dict[str, Any] = {
+            "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
+            "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
+        }
+        super().__init__(vocab, model, name, cfg, scorer)
+        self.loss = loss if loss is not None else FrameElementLoss()
+        self.suggester = suggester if suggester is not None else build_fe_candidate_suggester()
+        self.inventory = FrameInventory()
+        self.fe_table: List[Tuple[str, str]] = []  # row i + 1 of the model's FE table: (frame, FE)
+        self._options: Dict[str, List[int]] = {}
+        self._excludes: Dict[str, Dict[str, Set[str]]] = {}
+        self._warned: Set[str] = set()
+
+    # -- labels and the FE table ---------------------------------------------------------
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(sorted({fe for _, fe in self.fe_table}))
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    def _index_table(self) -> None:
+        self._options = {}
+        for row, (frame, _) in enumerate(self.fe_table, start=1):
+            self._options.setdefault(frame, []).append(row)
+        self._excludes = {}
+        self._warned = set()
+
+    def frame_excludes(self, frame: str) -> Dict[str, Set[str]]:
+        if frame not in self._excludes:
+            pairs: Dict[str, Set[str]] = {}
+            if self.cfg["use_excludes"] and frame in self.inventory:
+                for a, b in self.inventory.excludes(frame):
+                    pairs.setdefault(a, set()).add(b)
+                    pairs.setdefault(b, set()).add(a)
+            self._excludes[frame] = pairs
+        return self._excludes[frame]
+
+    @staticmethod
+    def _fe_texts(inventory: FrameInventory, frames: Iterable[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
+        keys = [(frame, fe) for frame in frames for fe in inventory.fe_names(frame)]
+        return keys, [inventory.fe_text(frame, fe) for frame, fe in keys]
+
+    def set_inventory(self, inventory: FrameInventory, encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
+        """Use another frame inventory (e.g. FrameNet 1.7's): every FE definition is encoded
+        with `encode` (frame_identifier's `encode_texts`) into a new FE table, no retraining."""
+        keys, texts = self._fe_texts(inventory, inventory.names)
+        if not keys:
+            raise ValueError(f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data.")
+        vectors = numpy.asarray(encode(texts), dtype="float32")
+        set_fe_vectors(self.model, vectors)  # checks the width before anything changes
+        self.inventory, self.fe_table = inventory, keys
+        self._index_table()
+
+    def add_frame(self, name: str, definition: str, frame_elements: Sequence[Any], encode: Callable[[Sequence[str]], numpy.ndarray], **kwargs) -> None:
+        """Add a frame with its FEs (FEDef or dicts) at run time; `encode` is frame_identifier's
+        `encode_texts`. Other keyword arguments go to `FrameInventory.add_frame`."""
+        if name in self.inventory:
+            raise ValueError(f"[{self.name}] frame '{name}' is already known")
+        self.inventory.add_frame(name, definition, frame_elements=frame_elements, **kwargs)
+        keys, texts = self._fe_texts(self.inventory, [name])
+        if keys:
+            old = self.model.get_param("fe_vectors")
+            set_fe_vectors(self.model, numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]))
+            self.fe_table.extend(keys)
+        self._index_table()
+
+    def _require_table(self) -> None:
+        if not self.fe_table or not self.model.has_param("fe_vectors"):
+            raise ValueError(
+                f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
+                "([initialize.components.frame_elements.frames] @misc = \"spacy-frames.frame_inventory.v1\")."
+            )
+
+    # -- candidates ------------------------------------------------------------------------
+    def _targets_and_rows(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], List[List[Row]], List[List[Tuple[int, int]]]]:
+        """Per doc: its targets with known frames that have FEs, the candidate rows of all
+        of them (a target repeated at the same offsets gets its own copy of the rows), and
+        per target the [first, last) range of its rows."""
+        suggested = doc_rows(self.suggester(docs, ops=self.model.ops, frames_key=key))
+        targets, rows, ranges = [], [], []
+        for doc, doc_suggested in zip(docs, suggested):
+            by_offsets: Dict[Tuple[int, int], List[Row]] = {}
+            for ts, te, ss, se in doc_suggested:
+                by_offsets.setdefault((ts, te), []).append((ts, te, ss, se))
+            doc_targets, doc_rows_, doc_ranges = [], [], []
+            for target in doc.spans[key] if key in doc.spans else []:
+                if not self._known(target.label_):
+                    continue
+                cands = by_offsets.get((target.start, target.end), [])
+                doc_ranges.append((len(doc_rows_), len(doc_rows_) + len(cands)))
+                doc_rows_.extend(cands)
+                doc_targets.append(target)
+            targets.append(doc_targets)
+            rows.append(doc_rows_)
+            ranges.append(doc_ranges)
+        return targets, rows, ranges
+
+    def _known(self, frame: str) -> bool:
+        if frame in self._options:
+            return True
+        if frame not in self.inventory and frame not in self._warned:
+            self._warned.add(frame)
+            warnings.warn(f"[{self.name}] frame '{frame}' is not in the frame inventory: its targets get no frame elements.")
+        return False
+
+    def _options_of(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]) -> List[List[int]]:
+        options = []
+        for doc_targets, doc_ranges in zip(targets, ranges):
+            for target, (first, last) in zip(doc_targets, doc_ranges):
+                opts = [0] + self._options[target.label_]
+                options.extend([opts] * (last - first))
+        return options
+
+    # -- prediction -----------------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
+        docs = list(docs)
+        self._require_table()
+        targets, rows, ranges = self._targets_and_rows(docs, self.cfg["spans_key"])
+        options = self._options_of(targets, ranges)
+        return {"targets": targets, "rows": rows, "ranges": ranges, "options": options, "scores": self._scores(docs, rows, options)}
+
+    def _scores(self, docs: List[Doc], rows: List[List[Row]], options: List[List[int]]) -> List[numpy.ndarray]:
+        """Per row its options' scores, from model calls of at most MAX_ROWS rows (docs
+        are grouped up to it; a longer doc is cut into pieces)."""
+        out: List[numpy.ndarray] = []
+        batch_docs: List[Doc] = []
+        batch_rows: List[List[Row]] = []
+
+        def flush() -> None:
+            n = sum(len(r) for r in batch_rows)
+            if n:
+                first = len(out)
+                scores, _ = self.model.predict((batch_docs, batch_rows, options[first : first + n]))
+                scores = self.model.ops.to_numpy(scores)
+                out.extend(scores[i, : len(options[first + i])] for i in range(n))
+            batch_docs.clear()
+            batch_rows.clear()
+
+        for doc, doc_rows_ in zip(docs, rows):
+            for start in range(0, len(doc_rows_), MAX_ROWS):
+                piece = doc_rows_[start : start + MAX_ROWS]
+                if sum(len(r) for r in batch_rows) + len(piece) > MAX_ROWS:
+                    flush()
+                batch_docs.append(doc)
+                batch_rows.append(piece)
+        flush()
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
+        temperature = getattr(self.loss, "temperature", 1.0)
+        scores, options, offset = predictions["scores"], predictions["options"], 0
+        for doc, doc_targets, doc_rows_, doc_ranges in zip(docs, predictions["targets"], predictions["rows"], predictions["ranges"]):
+            group = SpanGroup(doc, name=self.cfg["fe_key"])
+            for target, (first, last) in zip(doc_targets, doc_ranges):
+                cands = []
+                for r in range(first, last):
+                    opts, row_scores = options[offset + r], scores[offset + r]
+                    _, _, ss, se = doc_rows_[r]
+                    for j in range(1, len(opts)):
+                        gain = (float(row_scores[j]) - float(row_scores[0])) / temperature
+                        if gain > self.cfg["threshold"]:
+                            cands.append((ss, se, self.fe_table[opts[j] - 1][1], gain))
+                for start, end, label, _ in decode(cands, self.cfg["decoding"], self.frame_excludes(target.label_)):
+                    group.append(make_fe_span(target, start, end, label))
+            offset += len(doc_rows_)
+            doc.spans[self.cfg["fe_key"]] = group
+
+    # -- training --------------------------------------------------------------------------------
+    def _update(self, examples: List[Example], drop: float) -> Optional[float]:
+        self._require_table()
+        docs = [eg.predicted for eg in examples]
+        # the gold frames on the predicted tokens, under a key of our own for the suggester:
+        # the predicted docs' own groups (which other components read) stay as they are
+        for eg in examples:
+            gold = (_align(t, eg.predicted) for t in eg.reference.spans.get(self.cfg["targets_key"], []))
+            eg.predicted.spans[GOLD_FRAMES_KEY] = SpanGroup(eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None])
+        try:
+            targets, rows, ranges = self._targets_and_rows(docs, GOLD_FRAMES_KEY)
+        finally:
+            for doc in docs:
+                del doc.spans[GOLD_FRAMES_KEY]
+        options = self._options_of(targets, ranges)
+        if not options:
+            skip_batch(self.model.get_ref("tok2vec"), docs)
+            return None
+        gold = self._gold_columns(examples, targets, rows, ranges, options)
+        set_dropout_rate(self.model, drop)
+        (scores, mask), backprop = self.model.begin_update((docs, rows, options))
+        d_scores, loss = self.loss(scores, (self.model.ops.asarray1i(gold), mask))
+        backprop((d_scores, None))
+        return loss
+
+    def _gold_columns(self, examples, targets, rows, ranges, options) -> numpy.ndarray:
+        """Per row the column of its gold FE among the row's options (0: no FE)."""
+        gold = numpy.zeros(len(options), dtype="i")
+        offset = 0
+        for eg, doc_targets, doc_rows_, doc_ranges in zip(examples, targets, rows, ranges):
+            fes: Dict[str, Dict[Tuple[int, int], str]] = {}
+            for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
+                fes.setdefault(fe.id_, {})[(fe.start_char, fe.end_char)] = fe.label_
+            doc = eg.predicted
+            for target, (first, last) in zip(doc_targets, doc_ranges):
+                target_fes = fes.get(fe_target_id(target), {})
+                if target_fes:
+                    columns = {self.fe_table[o - 1][1]: j for j, o in enumerate(options[offset + first]) if j}
+                    for r in range(first, last):
+                        _, _, ss, se = doc_rows_[r]
+                        label = target_fes.get((doc[ss].idx, doc[se - 1].idx + len(doc[se - 1])))
+                        gold[offset + r] = columns.get(label, 0) if label else 0
+            offset += len(doc_rows_)
+        return gold
+
+    # -- initialization ---------------------------------------------------------------------------
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        frames: Optional[Callable[[], FrameInventory]] = None,
+    ) -> None:
+        """Build the FE table from the frame inventory (`frames`, else the encoder
+        component's) with the encoder component's definition encoder; init the model."""
+        validate_get_examples(get_examples, "FrameElements.initialize")
+        sample = [eg.predicted for _, eg in zip(range(10), get_examples())]
+        if not sample:
+            raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
+        encoder = self._encoder_component(nlp)
+        inventory = frames() if frames is not None else encoder.inventory
+        self.set_inventory(inventory, encoder.encode_texts)
+        unknown = {
+            fe.label_ for eg in get_examples() for fe in eg.reference.spans.get(self.cfg["fe_key"], [])
+            if fe._.fe_frame in inventory and fe.label_ not in inventory.fe_names(fe._.fe_frame)
+        }
+        if unknown:
+            warnings.warn(f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: {sorted(unknown)[:10]}")
+        self.model.initialize(X=(sample, [[] for _ in sample], []))
+
+    def _encoder_component(self, nlp: Optional[Language]):
+        name = self.cfg["encoder_component"]
+        if nlp is None:
+            raise ValueError(f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'s definition encoder.")
+        # nlp.components: a disabled or sourced component still lends its encoder
+        found = dict(nlp.components).get(name)
+        if found is None or not hasattr(found, "encode_texts"):
+            raise ValueError(
+                f"[{self.name}] encoder_component '{name}' is not a component with a definition encoder "
+                f"(pipeline: {nlp.component_names}); add frame_identifier before frame_elements."
+            )
+        return found
+
+    # -- serialization (pipeline/base.py): cfg, vocab, frames, fe_table, model -------------------
+    def _extra_state(self):
+        def table_from(data):
+            self.fe_table = [tuple(k) for k in data]
+            self._index_table()
+
+        return {
+            "frames": (
+                lambda: srsly.json_dumps(self.inventory.to_dict()),
+                lambda b: setattr(self, "inventory", FrameInventory().from_dict(srsly.json_loads(b))),
+                lambda p: self.inventory.to_disk(p),
+                lambda p: setattr(self, "inventory", FrameInventory().from_disk(p)),
+            ),
+            "fe_table": (
+                lambda: srsly.msgpack_dumps(self.fe_table),
+                lambda b: table_from(srsly.msgpack_loads(b)),
+                lambda p: srsly.write_msgpack(p, self.fe_table),
+                lambda p: table_from(srsly.read_msgpack(p)),
+            ),
+        }
+
+
+def _align(ref: Span, doc: Doc) -> Optional[Span]:
+    return doc.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")

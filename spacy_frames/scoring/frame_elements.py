@@ -1,0 +1,82 @@
+"""Scores of frame-element labelling (the frame_elements scorer): exact span and label.
+
+An FE is the tuple (target start_char, target end_char, FE start_char, FE end_char, FE
+name): character offsets, so gold and predicted tokenisations may differ, and the
+target's frame is not part of the match (a wrong frame shows up as wrong FE names).
+Only docs with gold targets are scored (FrameNet leaves many sentences unannotated); on
+those, every predicted FE of a gold target's offsets counts, FEs of targets that are
+not gold targets do not (they are target-detection errors, scored by frame_identifier).
+"""
+from collections import Counter, defaultdict
+from typing import Any, Dict, Iterable, Optional, Set, Tuple
+
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..extensions import FE_KEY, TARGETS_KEY
+from .prf import prf
+
+FETuple = Tuple[int, int, int, int, str]
+
+
+def fe_tuples(doc: Doc, fe_key: str = FE_KEY) -> Dict[FETuple, Optional[str]]:
+    """The doc's FE spans as FE tuples, each with the frame of its target."""
+    out: Dict[FETuple, Optional[str]] = {}
+    for span in doc.spans.get(fe_key, []):
+        target, frame = span._.fe_target, span._.fe_frame
+        if target is None:
+            continue
+        out[(target[0], target[1], span.start_char, span.end_char, span.label_)] = frame
+    return out
+
+
+def score_frame_elements(
+    examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY, component=None, **kwargs
+) -> Dict[str, Any]:
+    """fe_p / fe_r / fe_f (micro, exact span and label); fe_core_f / fe_noncore_f (core
+    FEs as the component's inventory types them: Core and Core-Unexpressed);
+    fe_per_type: P/R/F and gold count n per FE name."""
+    inventory = getattr(component, "inventory", None)
+    counts: Dict[str, Counter] = defaultdict(Counter)
+    per_type: Dict[str, Counter] = defaultdict(Counter)
+    n_docs = 0
+    for eg in examples:
+        gold_targets = eg.reference.spans.get(targets_key, [])
+        if not len(gold_targets):
+            continue
+        n_docs += 1
+        target_offsets: Set[Tuple[int, int]] = {(t.start_char, t.end_char) for t in gold_targets}
+        gold = fe_tuples(eg.reference, fe_key)
+        pred = {k: v for k, v in fe_tuples(eg.predicted, fe_key).items() if (k[0], k[1]) in target_offsets}
+        for key, frame in gold.items():
+            group = _core_group(inventory, frame, key[4])
+            hit = key in pred
+            for name in ("all", group):
+                counts[name]["n"] += 1
+                counts[name]["tp"] += hit
+            per_type[key[4]]["n"] += 1
+            per_type[key[4]]["tp"] += hit
+        for key, frame in pred.items():
+            for name in ("all", _core_group(inventory, frame, key[4])):
+                counts[name]["pred"] += 1
+            per_type[key[4]]["pred"] += 1
+    if not n_docs:
+        return {"fe_p": None, "fe_r": None, "fe_f": None, "fe_core_f": None, "fe_noncore_f": None, "fe_per_type": {}}
+    p, r, f = prf(counts["all"]["tp"], counts["all"]["pred"], counts["all"]["n"])
+    scores: Dict[str, Any] = {"fe_p": p, "fe_r": r, "fe_f": f}
+    for group in ("core", "noncore"):
+        c = counts[group]
+        scores[f"fe_{group}_f"] = prf(c["tp"], c["pred"], c["n"])[2] if c["n"] or c["pred"] else None
+    scores["fe_per_type"] = {
+        name: dict(zip("prf", prf(c["tp"], c["pred"], c["n"])), n=c["n"]) for name, c in sorted(per_type.items())
+    }
+    return scores
+
+
+def _core_group(inventory, frame: Optional[str], fe: str) -> str:
+    if inventory is None or frame is None or frame not in inventory:
+        return "unknown"
+    try:
+        return "core" if inventory.frame_element(frame, fe).is_core else "noncore"
+    except ValueError:
+        return "unknown"

@@ -1,0 +1,187 @@
+"""frame_elements: the component end to end on the tiny BERT (spacy train, the public API
+on gold and predicted frames, serialization, pipe / n_process, bad input)."""
+import warnings
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin, Span, SpanGroup
+from spacy.training import Example
+from spacy.util import make_tempdir
+
+import spacy_frames
+from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
+from spacy_frames.scoring.frame_elements import score_frame_elements
+
+from fe_toy import FES, toy_fe_docs, toy_fe_inventory
+
+
+def gold_frames_doc(nlp, ref):
+    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
+    install_extensions()
+    doc = nlp.make_doc(ref.text)
+    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
+    return doc
+
+
+def fe_view(doc):
+    return [[(fe.start, fe.end, fe.label_) for fe in frame._.frame_elements] for frame in doc._.frames]
+
+
+@pytest.fixture(scope="module")
+def fe_nlp(trained_fe):
+    nlp = spacy.load(trained_fe)
+    assert "frame_identifier" in nlp.disabled
+    return nlp
+
+
+def test_spacy_train_overfits_the_toy_set_on_gold_frames(fe_nlp):
+    nlp = fe_nlp
+    refs = toy_fe_docs(nlp.vocab)
+    for ref, fes in zip(refs, FES):
+        doc = nlp(gold_frames_doc(nlp, ref))
+        expected = [sorted(fes.get(i, [])) for i in range(len(ref.spans["targets"]))]
+        got = [sorted(view) for view in fe_view(doc)]
+        assert got == expected, ref.text
+        for frame in doc._.frames:  # the public API: FE spans in document order, none over the target
+            fes_ = frame._.frame_elements
+            assert [(f.start, f.end) for f in fes_] == sorted((f.start, f.end) for f in fes_)
+            assert all(f.end <= frame.start or f.start >= frame.end for f in fes_)
+            assert all(f._.fe_frame == frame.label_ and f._.fe_target == [frame.start_char, frame.end_char] for f in fes_)
+    scores = nlp.evaluate([Example(gold_frames_doc(nlp, ref), ref) for ref in refs])
+    assert scores["fe_f"] == 1.0 and scores["fe_per_type"]["Donor"]["n"] == 2
+
+
+def test_pipe_equals_call_n_process_and_serialized_spans(fe_nlp):
+    nlp = fe_nlp
+    refs = toy_fe_docs(nlp.vocab)
+    expected = [fe_view(nlp(gold_frames_doc(nlp, ref))) for ref in refs]
+    for n_process in (1, 2):
+        got = [fe_view(doc) for doc in nlp.pipe([gold_frames_doc(nlp, ref) for ref in refs], batch_size=2, n_process=n_process)]
+        assert got == expected
+    out = list(nlp.pipe([gold_frames_doc(nlp, ref) for ref in refs]))
+    restored = list(DocBin(docs=out, store_user_data=True).get_docs(nlp.vocab))
+    restored += [Doc(nlp.vocab).from_bytes(doc.to_bytes()) for doc in out]
+    assert [fe_view(doc) for doc in restored] == expected + expected
+
+
+def test_serialization_round_trips(fe_nlp):
+    nlp = fe_nlp
+    ref = toy_fe_docs(nlp.vocab)[0]
+    expected = fe_view(nlp(gold_frames_doc(nlp, ref)))
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        loaded = spacy.load(d)
+    assert fe_view(loaded(gold_frames_doc(loaded, ref))) == expected
+    pipe = nlp.get_pipe("frame_elements")
+    fresh = loaded.get_pipe("frame_elements")
+    fresh.from_bytes(pipe.to_bytes())
+    assert fresh.fe_table == pipe.fe_table and fresh.inventory.names == pipe.inventory.names
+    assert fe_view(loaded(gold_frames_doc(loaded, ref))) == expected
+
+
+def test_frame_identifier_frames_are_labelled_in_the_full_pipeline(fe_nlp):
+    nlp = fe_nlp
+    nlp.enable_pipe("frame_identifier")
+    try:
+        ref = toy_fe_docs(nlp.vocab)[0]
+        doc = nlp.make_doc(ref.text)
+        doc.spans["targets"] = [doc.char_span(t.start_char, t.end_char) for t in ref.spans["targets"]]
+        doc = nlp(doc)
+        assert doc._.frames and all(isinstance(f._.frame_elements, list) for f in doc._.frames)
+        assert set(doc.spans[FE_KEY]) == {fe for f in doc._.frames for fe in f._.frame_elements}
+    finally:
+        nlp.disable_pipe("frame_identifier")
+
+
+def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
+    nlp = fe_nlp
+    assert nlp("")._.frames == [] and list(nlp("").spans[FE_KEY]) == []
+    long_doc = nlp.make_doc(" ".join(["She gave him a gift ."] * 3400))  # 20,400 words
+    long_doc.spans["frames"] = SpanGroup(long_doc, name="frames", spans=[Span(long_doc, i + 1, i + 2, label="Giving") for i in range(0, len(long_doc), 6)])
+    long_doc = nlp(long_doc)
+    assert len(long_doc._.frames) == 3400 and sum(len(f._.frame_elements) for f in long_doc._.frames) > 0
+    doc = nlp.make_doc("She gave him a gift .")
+    doc.spans["frames"] = [doc.char_span(4, 8, label="No_such_frame"), doc.char_span(4, 8, label="Giving"), doc.char_span(4, 12, label="Giving")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        doc = nlp(doc)
+        nlp(doc)
+    assert len([w for w in caught if "No_such_frame" in str(w.message)]) == 1  # one warning per frame
+    unknown, giving, overlapping = list(doc.spans["frames"])
+    assert unknown._.frame_elements == []
+    assert giving._.frame_elements and overlapping is not None  # overlapping targets: each labelled
+    assert [s.label_ for s in doc.spans["frames"]] == ["No_such_frame", "Giving", "Giving"]  # frames untouched
+
+
+def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
+    nlp = spacy.load(trained_fe)
+    pipe = nlp.get_pipe("frame_elements")
+    n = len(pipe.fe_table)
+    spacy_frames.add_frame(
+        nlp, "Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"],
+        frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "The one who cooks."}, {"name": "Food", "core_type": "Core", "definition": "What is cooked."}],
+    )
+    assert len(pipe.fe_table) == n + 2 and pipe.model.get_param("fe_vectors").shape[0] == n + 2
+    assert "Cooking" in nlp.get_pipe("frame_identifier").labels
+    doc = nlp.make_doc("She cooked the rice .")
+    doc.spans["frames"] = [doc.char_span(4, 10, label="Cooking")]
+    doc = nlp(doc)
+    assert all(fe.label_ in ("Cook", "Food") for fe in doc._.frames[0]._.frame_elements)
+    with pytest.raises(ValueError, match="already known"):
+        spacy_frames.add_frame(nlp, "Cooking", "again")
+    assert len(pipe.fe_table) == n + 2
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        assert ("Cooking", "Food") in spacy.load(d).get_pipe("frame_elements").fe_table
+    inventory = toy_fe_inventory()
+    spacy_frames.set_inventory(nlp, inventory)
+    assert len(pipe.fe_table) == inventory.n_frame_elements and "Cooking" not in pipe.inventory
+
+
+def test_bad_setup_fails_clearly(trained_frames, toy_fe_corpus, tmp_path):
+    from spacy.cli.train import train
+
+    from conftest import fe_config
+
+    # no definition encoder to lend
+    config = fe_config(trained_frames, toy_fe_corpus, **{"components.frame_elements.encoder_component": "nothing_here"})
+    config.to_disk(tmp_path / "config.cfg")
+    with pytest.raises(ValueError, match="encoder_component 'nothing_here'"):
+        train(tmp_path / "config.cfg", tmp_path / "out")
+    # an inventory without FE data
+    no_fes = toy_fe_inventory()
+    for info in no_fes.frames.values():
+        info["frame_elements"] = []
+    no_fes.to_disk(tmp_path / "frames.json")
+    config = fe_config(trained_frames, toy_fe_corpus, **{"paths.fe_frames": str(tmp_path / "frames.json")})
+    config.to_disk(tmp_path / "config2.cfg")
+    with pytest.raises(ValueError, match="no frame elements"):
+        train(tmp_path / "config2.cfg", tmp_path / "out2")
+    # a bad decoding setting
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="decoding"):
+        nlp.add_pipe("frame_elements", config={"decoding": "viterbi"})
+
+
+def test_default_config_add_pipe_and_uninitialized_use():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("frame_elements")
+    assert pipe.labels == ()
+    doc = nlp.make_doc("She gave him a gift .")
+    doc.spans["frames"] = [doc.char_span(4, 8, label="Giving")]
+    with pytest.raises(ValueError, match="no frame elements"):
+        pipe(doc)
+
+
+def test_scorer_counts_exact_span_and_label():
+    nlp = spacy.blank("en")
+    install_extensions()
+    gold = toy_fe_docs(nlp.vocab)[0]  # Giving(gave): Donor, Recipient, Theme; Giving(gift): none
+    pred = nlp.make_doc(gold.text)
+    gave = pred.char_span(4, 8, label="Giving")
+    pred.spans[FE_KEY] = [make_fe_span(gave, 0, 1, "Donor"), make_fe_span(gave, 2, 3, "Theme"), make_fe_span(gave, 3, 5, "Theme")]
+    scores = score_frame_elements([Example(pred, gold)], component=type("C", (), {"inventory": toy_fe_inventory()})())
+    assert scores["fe_p"] == pytest.approx(2 / 3) and scores["fe_r"] == pytest.approx(2 / 3)
+    assert scores["fe_per_type"]["Recipient"] == {"p": 0.0, "r": 0.0, "f": 0.0, "n": 1}
+    assert scores["fe_core_f"] == pytest.approx(2 / 3) and scores["fe_noncore_f"] is None
+    assert score_frame_elements([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_f"] is None
