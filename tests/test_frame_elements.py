@@ -185,3 +185,29 @@ def test_scorer_counts_exact_span_and_label():
     assert scores["fe_per_type"]["Recipient"] == {"p": 0.0, "r": 0.0, "f": 0.0, "n": 1}
     assert scores["fe_core_f"] == pytest.approx(2 / 3) and scores["fe_noncore_f"] is None
     assert score_frame_elements([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_f"] is None
+
+
+def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
+    import shutil
+
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    fn15 = tmp_path / "fn15"
+    shutil.copytree(toy_fe_corpus, fn15)
+    shutil.copy(fn15 / "dev.spacy", fn15 / "test.spacy")
+    fn17 = tmp_path / "fn17"
+    shutil.copytree(toy_fe_corpus, fn17)  # the "1.7" inventory: the same frames, so nothing is new
+    out = tmp_path / "fe.json"
+    args = ["evaluate-frame-elements", str(trained_fe), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17), "--split", "dev", "--split", "test", "--end-to-end"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    scores = srsly.read_json(out)
+    assert scores["fn15_dev"]["fe_f"] == 100.0 and scores["fn15_dev"]["gold_fes"] == sum(len(s) for fes in FES for s in fes.values())
+    assert scores["fn17_dev"]["fe_f"] == 100.0 and scores["fn17_dev_new_frames"] is None
+    assert list(scores["fn15_dev"]["top_fe_types"])[:2] == ["Donor", "Recipient"]
+    assert 0.0 <= scores["fn15_test_end_to_end"]["fe_f"] <= 100.0
+    bad = CliRunner().invoke(app, ["evaluate-frame-elements", str(tmp_path / "missing"), "-o", str(out)])
+    assert bad.exit_code == 1

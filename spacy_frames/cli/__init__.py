@@ -82,6 +82,33 @@ def annotate_cli(
     typer.echo(format_doc(doc))
 
 
+@app.command("evaluate-frame-elements")
+def evaluate_frame_elements_cli(
+    # fmt: off
+    model: str = Arg(..., help="Trained pipeline with frame_identifier and frame_elements"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
+    fn15_dir: Path = Opt(Path("corpus/framenet15"), "--fn15", help="Converted FrameNet 1.5 corpus"),
+    fn17_dir: Optional[Path] = Opt(Path("corpus/framenet17"), "--fn17", help="Converted FrameNet 1.7 dev ('' to skip)"),
+    splits: List[str] = Opt(["dev"], "--split", help="FN1.5 split(s) on gold frames: dev (tuning), test (report once); repeatable"),
+    end_to_end: bool = Opt(False, "--end-to-end", help="Also FN1.5 test from raw text (predicted targets and frames)"),
+    # fmt: on
+):
+    """Frame-element P/R/F: gold targets and frames on FN1.5 and FN1.7 dev, end to end."""
+    import srsly
+
+    from ..scoring.frame_elements_eval import evaluate_frame_elements
+
+    try:
+        result = evaluate_frame_elements(model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, splits, end_to_end)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    for key, scores in result.items():
+        if isinstance(scores, dict) and "fe_f" in scores:
+            typer.echo(f"{key}: FE P {scores['fe_p']}  R {scores['fe_r']}  F {scores['fe_f']}  (core F {scores['fe_core_f']}, non-core F {scores['fe_noncore_f']}; {scores['gold_fes']} gold FEs)")
+
+
 @app.command("evaluate-frames")
 def evaluate_frames_cli(
     # fmt: off

@@ -46,7 +46,7 @@ def score_frame_elements(
             continue
         n_docs += 1
         target_offsets: Set[Tuple[int, int]] = {(t.start_char, t.end_char) for t in gold_targets}
-        gold = fe_tuples(eg.reference, fe_key)
+        gold = {k: v for k, v in fe_tuples(eg.reference, fe_key).items() if (k[0], k[1]) in target_offsets}
         pred = {k: v for k, v in fe_tuples(eg.predicted, fe_key).items() if (k[0], k[1]) in target_offsets}
         for key, frame in gold.items():
             group = _core_group(inventory, frame, key[4])

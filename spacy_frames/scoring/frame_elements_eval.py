@@ -1,0 +1,108 @@
+"""Evaluation of frame_elements on the converted FrameNet corpora (metrics/frame_elements.json).
+
+Settings, each scored with the component's registered scorer through `nlp.evaluate`:
+- gold targets and gold frames (the argument-identification measure of open-sesame and
+  frame-semantic-transformer): the reader puts the gold frames in doc.spans["frames"]
+  and frame_identifier is disabled;
+- end to end from raw text: frame_identifier finds the targets and their frames, and an
+  FE counts only when its target, span and name are all right.
+FN1.7 dev is scored with the FN1.7 inventory swapped into both components (no
+retraining), on all targets and on the targets whose frame is new in 1.7.
+"""
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Span
+from spacy.training import Example
+
+from ..corpora.readers import create_framenet_reader
+from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..inventory.frames import FrameInventory
+
+N_TOP_TYPES = 30
+
+
+def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
+    """Examples of a FrameNet DocBin: with the gold targets and frames as preset frames
+    (`gold_frames`), or raw text."""
+    reader = create_framenet_reader(str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None)
+    return list(reader(nlp))
+
+
+def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True, batch_size: int = 32) -> Dict:
+    """FE P/R/F (percent), core / non-core F, the most frequent FE names, counts, words/s."""
+    disable = [name for name in ("frame_identifier",) if gold_frames and name in nlp.pipe_names]
+    with nlp.select_pipes(disable=disable):
+        scores = nlp.evaluate(examples, batch_size=batch_size)
+    per_type = scores.get("fe_per_type") or {}
+    top = sorted(per_type.items(), key=lambda item: (-item[1]["n"], item[0]))[:N_TOP_TYPES]
+    return {
+        "fe_p": _pct(scores.get("fe_p")),
+        "fe_r": _pct(scores.get("fe_r")),
+        "fe_f": _pct(scores.get("fe_f")),
+        "fe_core_f": _pct(scores.get("fe_core_f")),
+        "fe_noncore_f": _pct(scores.get("fe_noncore_f")),
+        "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
+        "gold_fes": sum(len(eg.reference.spans.get(FE_KEY, [])) for eg in examples),
+        "words_per_second": round(scores.get("speed", 0.0), 1),
+        "top_fe_types": {name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top},
+    }
+
+
+def _pct(value):
+    return None if value is None else round(100 * value, 2)
+
+
+def restrict_targets(examples: List[Example], keep) -> List[Example]:
+    """Examples restricted to the gold targets for which keep(span) is true (the preset
+    frames of the predicted docs follow; the scorer counts FEs of gold targets only)."""
+    out = []
+    for eg in examples:
+        gold = [s for s in eg.reference.spans.get(TARGETS_KEY, []) if keep(s)]
+        if not gold:
+            continue
+        offsets = {(s.start_char, s.end_char, s.label_) for s in gold}
+        reference, predicted = eg.reference.copy(), eg.predicted.copy()
+        reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=s.label_) for s in gold]
+        predicted.spans[FRAMES_KEY] = [
+            Span(predicted, s.start, s.end, label=s.label_)
+            for s in eg.predicted.spans.get(FRAMES_KEY, [])
+            if (s.start_char, s.end_char, s.label_) in offsets
+        ]
+        out.append(Example(predicted, reference))
+    return out
+
+
+def evaluate_frame_elements(
+    model: str,
+    fn15_dir: Path,
+    fn17_dir: Optional[Path] = None,
+    splits: Sequence[str] = ("dev",),
+    end_to_end: bool = False,
+) -> Dict:
+    """All frame_elements numbers of one trained pipeline (see the module docstring).
+    `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
+    `end_to_end`: also raw text on FN1.5 test."""
+    install_extensions()
+    nlp = spacy.load(model)
+    if "frame_elements" not in nlp.component_names:
+        raise ValueError(f"{model} has no frame_elements component (components: {nlp.component_names})")
+    if "frame_identifier" in nlp.disabled:
+        nlp.enable_pipe("frame_identifier")
+    result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
+    for split in splits:
+        result[f"fn15_{split}"] = evaluate_fe(nlp, fe_examples(nlp, fn15_dir / f"{split}.spacy"))
+    if end_to_end:
+        result["fn15_test_end_to_end"] = evaluate_fe(nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False)
+    if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
+        from ..pipeline.inventory_ops import set_inventory
+
+        fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
+        set_inventory(nlp, FrameInventory().from_disk(fn17_dir / "frames.json"))
+        dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
+        result["fn17_dev"] = evaluate_fe(nlp, dev17)
+        new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
+        result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
+    return result
