@@ -211,3 +211,19 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     assert 0.0 <= scores["fn15_test_end_to_end"]["fe_f"] <= 100.0
     bad = CliRunner().invoke(app, ["evaluate-frame-elements", str(tmp_path / "missing"), "-o", str(out)])
     assert bad.exit_code == 1
+
+
+def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
+    from conftest import fe_config, train_tiny
+
+    overrides = {"components.frame_elements.fe_queries": "labels", "components.frame_elements.model.learn_fe_vectors": True}
+    out = tmp_path / "labels"
+    out.mkdir()
+    nlp = spacy.load(train_tiny(fe_config(trained_frames, toy_fe_corpus, **overrides), out, 60, 30))
+    pipe = nlp.get_pipe("frame_elements")
+    names = {fe for info in toy_fe_inventory().frames.values() for fe in (d["name"] for d in info["frame_elements"])}
+    assert {fe for _, fe in pipe.fe_table} == names and len(pipe.fe_table) == len(names)  # one row per FE name
+    ref = toy_fe_docs(nlp.vocab)[1]
+    assert fe_view(nlp(gold_frames_doc(nlp, ref))) == [sorted(FES[1][0])]
+    with pytest.raises(ValueError, match="learn_fe_vectors"):
+        spacy.blank("en").add_pipe("frame_elements", config={"fe_queries": "labels"})

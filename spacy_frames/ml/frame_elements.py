@@ -33,12 +33,17 @@ LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
 @registry.architectures("spacy-frames.FrameElementScorer.v1")
-def build_frame_element_scorer(tok2vec: Model, hidden_width: int = 256, reduction: str = "mean", dropout: float = 0.1) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
+def build_frame_element_scorer(
+    tok2vec: Model, hidden_width: int = 256, reduction: str = "mean", dropout: float = 0.1, learn_fe_vectors: bool = False
+) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
+    """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
+    fe_queries = "labels"); by default they are the frozen definition vectors."""
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     model = Model(
         "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=[pooler, span_mlp],
         params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
+        attrs={"learn_fe_vectors": learn_fe_vectors},
     )
     model.set_ref("tok2vec", tok2vec)
     return model
@@ -145,6 +150,8 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         d_table = bp_table_norm(d_table_unit)
         model.inc_grad("no_fe", d_table[0])
         model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
+        if model.attrs["learn_fe_vectors"]:
+            model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
         d_feats = bp_mlp(bp_spans_norm(d_spans_unit))
         width = pooled.shape[1]
         d_pooled = ops.alloc2f(*pooled.shape)

@@ -52,6 +52,7 @@ dropout = 0.1
 """ + default_tok2vec_config(384)
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
+FE_QUERIES = ("definitions", "labels")
 Row = Tuple[int, int, int, int]
 GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
 MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long doc's memory)
@@ -67,6 +68,7 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "fe_key": FE_KEY,
         "targets_key": TARGETS_KEY,
         "encoder_component": "frame_identifier",
+        "fe_queries": "definitions",
         "decoding": "exact",
         "use_excludes": True,
         "threshold": 0.0,
@@ -85,6 +87,7 @@ def make_frame_elements(
     fe_key: str,
     targets_key: str,
     encoder_component: str,
+    fe_queries: str,
     decoding: str,
     use_excludes: bool,
     threshold: float,
@@ -100,6 +103,9 @@ def make_frame_elements(
     targets_key (str): doc.spans key of the gold targets (label = frame) in training data.
     encoder_component (str): the component whose definition encoder encodes the FE texts
         (its `encode_texts`) when the FE table is built or extended.
+    fe_queries (str): "definitions" (the FE definitions as encoded, frozen; new frames work
+        without retraining) or "labels" (a learned vector per FE name: the baseline; the
+        model must then have learn_fe_vectors = true).
     decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
     threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
@@ -109,7 +115,7 @@ def make_frame_elements(
     """
     return FrameElements(
         nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
-        encoder_component=encoder_component, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
+        encoder_component=encoder_component, fe_queries=fe_queries, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
         loss=loss, suggester=suggester, scorer=scorer,
     )
 
@@ -132,6 +138,7 @@ class FrameElements(FramesPipe):
         fe_key: str = FE_KEY,
         targets_key: str = TARGETS_KEY,
         encoder_component: str = "frame_identifier",
+        fe_queries: str = "definitions",
         decoding: str = "exact",
         use_excludes: bool = True,
         threshold: float = 0.0,
@@ -141,9 +148,13 @@ class FrameElements(FramesPipe):
     ) -> None:
         if decoding not in DECODINGS:
             raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
+        if fe_queries not in FE_QUERIES:
+            raise ValueError(f"frame_elements: fe_queries must be one of {FE_QUERIES}, got {fe_queries!r}")
+        if (fe_queries == "labels") != bool(model.attrs.get("learn_fe_vectors", False)):
+            raise ValueError("frame_elements: fe_queries = \"labels\" needs a model with learn_fe_vectors = true, and only it")
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
-            "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
+            "fe_queries": fe_queries, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
@@ -163,10 +174,22 @@ class FrameElements(FramesPipe):
     def label_data(self) -> List[str]:
         return list(self.labels)
 
+    @property
+    def _by_label(self) -> bool:
+        return self.cfg["fe_queries"] == "labels"
+
     def _index_table(self) -> None:
+        """Each frame's options: the model rows of its FEs."""
         self._options = {}
-        for row, (frame, _) in enumerate(self.fe_table, start=1):
-            self._options.setdefault(frame, []).append(row)
+        if self._by_label:
+            row_of = {fe: row for row, (_, fe) in enumerate(self.fe_table, start=1)}
+            for frame in self.inventory.names:
+                rows = [row_of[fe] for fe in self.inventory.fe_names(frame) if fe in row_of]
+                if rows:
+                    self._options[frame] = rows
+        else:
+            for row, (frame, _) in enumerate(self.fe_table, start=1):
+                self._options.setdefault(frame, []).append(row)
         self._excludes = {}
         self._warned = set()
 
@@ -191,10 +214,25 @@ class FrameElements(FramesPipe):
         keys, texts = self._fe_texts(inventory, inventory.names)
         if not keys:
             raise ValueError(f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data.")
-        vectors = numpy.asarray(encode(texts), dtype="float32")
-        set_fe_vectors(self.model, vectors)  # checks the width before anything changes
-        self.inventory, self.fe_table = inventory, keys
+        if self._by_label:
+            self._set_label_rows(sorted({fe for _, fe in keys}), encode)
+        else:
+            set_fe_vectors(self.model, numpy.asarray(encode(texts), dtype="float32"))  # checks the width first
+            self.fe_table = keys
+        self.inventory = inventory
         self._index_table()
+
+    def _set_label_rows(self, names: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
+        """fe_queries = "labels": one learned vector per FE name (shared by every frame
+        with that FE); vectors of names already known are kept, new names start random."""
+        old = {fe: i for i, (_, fe) in enumerate(self.fe_table)} if self.model.has_param("fe_vectors") else {}
+        current = self.model.ops.to_numpy(self.model.get_param("fe_vectors")) if old else None
+        width = current.shape[1] if current is not None else numpy.asarray(encode(["frame element"])).shape[1]
+        names = list(dict.fromkeys([*(fe for _, fe in self.fe_table if fe in old), *names]))
+        rng = numpy.random.default_rng(len(names))
+        vectors = numpy.stack([current[old[n]] if n in old else rng.normal(0, 1 / numpy.sqrt(width), width) for n in names]).astype("float32")
+        set_fe_vectors(self.model, vectors)
+        self.fe_table = [("*", n) for n in names]
 
     def add_frame(self, name: str, definition: str, frame_elements: Sequence[Any], encode: Callable[[Sequence[str]], numpy.ndarray], **kwargs) -> None:
         """Add a frame with its FEs (FEDef or dicts) at run time; `encode` is frame_identifier's
@@ -203,7 +241,9 @@ class FrameElements(FramesPipe):
             raise ValueError(f"[{self.name}] frame '{name}' is already known")
         self.inventory.add_frame(name, definition, frame_elements=frame_elements, **kwargs)
         keys, texts = self._fe_texts(self.inventory, [name])
-        if keys:
+        if keys and self._by_label:
+            self._set_label_rows([fe for _, fe in keys], encode)
+        elif keys:
             old = self.model.get_param("fe_vectors")
             set_fe_vectors(self.model, numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]))
             self.fe_table.extend(keys)
