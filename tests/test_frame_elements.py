@@ -227,3 +227,11 @@ def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_c
     assert fe_view(nlp(gold_frames_doc(nlp, ref))) == [sorted(FES[1][0])]
     with pytest.raises(ValueError, match="learn_fe_vectors"):
         spacy.blank("en").add_pipe("frame_elements", config={"fe_queries": "labels"})
+
+
+def test_annotate_output_lists_each_frames_elements(fe_nlp):
+    from spacy_frames.tools.annotate import format_doc
+
+    ref = toy_fe_docs(fe_nlp.vocab)[1]  # "They bought a car ." Buyer, Goods
+    text = format_doc(fe_nlp(gold_frames_doc(fe_nlp, ref)))
+    assert "    Buyer                'They'" in text and "    Goods                'a car'" in text

@@ -2,6 +2,8 @@
 import pytest
 import spacy
 
+from spacy_frames.extensions import FE_KEY
+
 from inducer_toy import toy_instance_docs
 from test_frame_inducer import fit_clusters, induced, preset
 
@@ -9,7 +11,7 @@ from test_frame_inducer import fit_clusters, induced, preset
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_inducer, trained_discourse, trained_media, tmp_path):
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path):
     """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer and discourse_sense
     with their own transformer copies (replace_listeners), as `spacy assemble` builds en_frames_trf."""
     from spacy.training.initialize import get_sourced_components
@@ -22,7 +24,7 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
     inducer_nlp.to_disk(tmp_path / "inducer")
     config = spacy.util.load_config(
         TEST_CONFIG_DIR / "frames_trf.cfg",
-        overrides={"paths.frames": str(trained_frames), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse), "paths.media": str(trained_media)},
+        overrides={"paths.frames": str(trained_frames), "paths.elements": str(trained_fe), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse), "paths.media": str(trained_media)},
         interpolate=False,
     )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
@@ -30,7 +32,22 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames
         nlp.initialize()
     nlp.to_disk(tmp_path / "frames_trf")
     nlp = spacy.load(tmp_path / "frames_trf")
-    assert nlp.pipe_names[-4:] == ["frame_identifier", "frame_inducer", "discourse_sense", "media_framer"]
+    assert nlp.pipe_names[-5:] == ["frame_identifier", "frame_elements", "frame_inducer", "discourse_sense", "media_framer"]
+    assert not nlp.disabled
+    # frame_elements labels frame_identifier's frames, on the shared transformer, with the
+    # FEs that the standalone component (its own frozen copy of that transformer) gives
+    from fe_toy import toy_fe_docs
+
+    standalone_fe = spacy.load(trained_fe)
+    for ref in toy_fe_docs(nlp.vocab):
+        doc = nlp(ref.text)
+        assert doc.has_annotation("DEP") and FE_KEY in doc.spans
+        preset_frames = standalone_fe.make_doc(ref.text)
+        preset_frames.spans["frames"] = [preset_frames.char_span(f.start_char, f.end_char, label=f.label_) for f in doc._.frames]
+        expected = standalone_fe(preset_frames)
+        assert [[(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in doc._.frames] == [
+            [(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in expected._.frames
+        ]
     # the inducer embeds with its own copy: same clusters as the standalone inducer
     for reference in toy_instance_docs(nlp.vocab)[:6]:
         doc = nlp(preset(nlp, reference))

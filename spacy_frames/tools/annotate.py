@@ -27,6 +27,8 @@ def format_doc(doc: Doc) -> str:
         if span._.induced_frame:  # frame_inducer: cluster id (and its most common FrameNet frame)
             induced = f"  induced {span._.induced_frame} ({span._.induced_frame_label or '?'})"
         lines.append(f"{span.text!r:24} {lu:18} {span._.frame:28} {alternatives}{induced}")
+        for fe in span._.frame_elements:  # frame_elements: the frame's arguments, in text order
+            lines.append(f"{'':4}{fe.label_:20} {_short(fe.text)!r}")
     relations = doc._.discourse_relations
     if relations:  # discourse_sense: one line per argument pair
         lines.extend(["", "discourse relations:"])
