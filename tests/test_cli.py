@@ -17,13 +17,14 @@ def test_annotate_and_benchmark(transformer_nlp, tmp_path):
     corpus = tmp_path / "corpus.spacy"
     DocBin(docs=[transformer_nlp.make_doc("Prices rose sharply because demand grew.")] * 20).to_disk(corpus)
     out = tmp_path / "bench.json"
-    result = runner.invoke(app, ["benchmark", str(model), "--corpus", str(corpus), "--output", str(out), "--n-words", "100"])
+    result = runner.invoke(app, ["benchmark", str(model), "--corpus", str(corpus), "--output", str(out), "--n-words", "100", "--without", "transformer"])
     assert result.exit_code == 0, result.output
     bench = srsly.read_json(out)
-    row = bench["results"][0]
+    row, without = bench["results"]
     assert bench["n_threads"] == 2
     assert row["words"] >= 100 and row["words_per_second"] > 0 and row["peak_rss_mib"] > 0
-    assert row["pipeline"] == ["transformer"]
+    assert row["pipeline"] == ["transformer"] and row["disabled"] == []
+    assert without["pipeline"] == [] and without["disabled"] == ["transformer"] and without["words"] == row["words"]
 
 
 def test_cli_errors_are_clear(tmp_path):

@@ -46,6 +46,7 @@ def benchmark_cli(
     n_threads: int = Opt(2, "--n-threads", help="torch threads"),
     n_words: int = Opt(20000, "--n-words", help="About this many words are annotated"),
     batch_size: int = Opt(64, "--batch-size"),
+    without: List[str] = Opt([], "--without", help="Also measure each pipeline without these components (comma-separated; repeatable)"),
     # fmt: on
 ):
     """Measure words/s and peak memory of pipelines, each in a fresh process."""
@@ -54,13 +55,15 @@ def benchmark_cli(
     from ..tools.benchmark import benchmark
 
     try:
-        result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words, batch_size=batch_size)
+        result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words, batch_size=batch_size,
+                           without=[[c for c in spec.split(",") if c] for spec in without])
     except (FileNotFoundError, ValueError, OSError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     for row in result["results"]:
-        typer.echo(f"{row['model']}: {row['words_per_second']} words/s, peak {row['peak_rss_mib']} MiB")
+        label = f" without {', '.join(row['disabled'])}" if row["disabled"] else ""
+        typer.echo(f"{row['model']}{label}: {row['words_per_second']} words/s, peak {row['peak_rss_mib']} MiB")
 
 
 @app.command("annotate")

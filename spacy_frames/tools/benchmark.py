@@ -8,7 +8,7 @@ import platform
 import resource
 import time
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Sequence, Union
 
 from spacy.tokens import DocBin
 
@@ -32,13 +32,14 @@ def load_texts(corpus: Union[str, Path], n_words: int) -> List[str]:
     return texts
 
 
-def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: int) -> Dict:
-    """Run in the current process: load `model`, warm up, time nlp.pipe over texts."""
+def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: int, disable: Sequence[str] = ()) -> Dict:
+    """Run in the current process: load `model` (without the components `disable`), warm
+    up, time nlp.pipe over texts."""
     import spacy
     import torch
 
     torch.set_num_threads(n_threads)
-    nlp = spacy.load(model)
+    nlp = spacy.load(model, disable=list(disable))
     warmup = texts[: max(1, len(texts) // 20)]
     list(nlp.pipe(warmup, batch_size=batch_size))
     start = time.perf_counter()
@@ -47,6 +48,7 @@ def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: i
     return {
         "model": str(model),
         "pipeline": list(nlp.pipe_names),
+        "disabled": list(disable),
         "docs": len(texts),
         "words": n_words,
         "seconds": round(seconds, 3),
@@ -57,14 +59,23 @@ def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: i
 
 
 def benchmark(
-    models: List[str], corpus: Union[str, Path], *, n_threads: int = 2, n_words: int = 20000, batch_size: int = 64
+    models: List[str],
+    corpus: Union[str, Path],
+    *,
+    n_threads: int = 2,
+    n_words: int = 20000,
+    batch_size: int = 64,
+    without: Sequence[Sequence[str]] = (),
 ) -> Dict:
+    """Each model as it is, then (same run) once per entry of `without` with those
+    components disabled: what a component costs in words/s."""
     texts = load_texts(corpus, n_words)
     results = []
     ctx = multiprocessing.get_context("spawn")
     for model in models:
-        with ctx.Pool(1) as pool:
-            results.append(pool.apply(measure_pipeline, (str(model), texts, n_threads, batch_size)))
+        for disable in [(), *without]:
+            with ctx.Pool(1) as pool:
+                results.append(pool.apply(measure_pipeline, (str(model), texts, n_threads, batch_size, tuple(disable))))
     import torch
 
     return {
