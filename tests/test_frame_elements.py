@@ -235,3 +235,36 @@ def test_annotate_output_lists_each_frames_elements(fe_nlp):
     ref = toy_fe_docs(fe_nlp.vocab)[1]  # "They bought a car ." Buyer, Goods
     text = format_doc(fe_nlp(gold_frames_doc(fe_nlp, ref)))
     assert "    Buyer                'They'" in text and "    Goods                'a car'" in text
+
+
+def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path):
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    out, saved = tmp_path / "sweep.json", tmp_path / "tuned"
+    result = CliRunner().invoke(app, ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(out), "--output-model", str(saved)])
+    assert result.exit_code == 0, result.output
+    sweep = srsly.read_json(out)
+    assert sweep["best"]["fe_f"] == max(row["fe_f"] for row in sweep["grid"]) and sweep["before"]["threshold"] == 0.0
+    assert max(row["fe_r"] for row in sweep["grid"]) == 100.0 and min(row["fe_r"] for row in sweep["grid"]) <= sweep["best"]["fe_r"]
+    nlp = spacy.load(saved)
+    assert nlp.get_pipe("frame_elements").cfg["threshold"] == sweep["best"]["threshold"]
+    assert nlp.config["components"]["frame_elements"]["threshold"] == sweep["best"]["threshold"]
+
+
+def test_negative_sampling_keeps_every_fe_row():
+    import numpy
+
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("frame_elements", config={"negative_fraction": 0.25})
+    rows = [[(0, 1, i, i + 1) for i in range(2, 40)], [(0, 1, i, i + 1) for i in range(2, 30)]]
+    options = [[0, 1, 2]] * 66
+    gold = numpy.zeros(66, dtype="i")
+    gold[[3, 40, 65]] = [1, 2, 1]
+    kept_rows, kept_options, kept_gold = pipe._sample_negatives(rows, options, gold)
+    assert sum(len(r) for r in kept_rows) == len(kept_options) == len(kept_gold) < 40
+    assert sorted(kept_gold[kept_gold != 0].tolist()) == [1, 1, 2] and (0, 1, 5, 6) in kept_rows[0]
+    with pytest.raises(ValueError, match="negative_fraction"):
+        spacy.blank("en").add_pipe("frame_elements", config={"negative_fraction": 0.0})

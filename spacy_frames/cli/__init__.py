@@ -112,6 +112,30 @@ def evaluate_frame_elements_cli(
             typer.echo(f"{key}: FE P {scores['fe_p']}  R {scores['fe_r']}  F {scores['fe_f']}  (core F {scores['fe_core_f']}, non-core F {scores['fe_noncore_f']}; {scores['gold_fes']} gold FEs)")
 
 
+@app.command("tune-fe-threshold")
+def tune_fe_threshold_cli(
+    # fmt: off
+    model: str = Arg(..., help="Trained pipeline with frame_elements"),
+    corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus with gold FEs"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write (the sweep)"),
+    output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen threshold here"),
+    # fmt: on
+):
+    """Choose frame_elements' decision threshold for FE F1 on dev (gold frames)."""
+    import srsly
+
+    from ..scoring.frame_elements_eval import tune_fe_threshold
+
+    try:
+        result = tune_fe_threshold(model, corpus, output_model)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    best, before = result["best"], result["before"]
+    typer.echo(f"best threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}" + (f" (was {before['fe_f']} at {before['threshold']})" if before else ""))
+
+
 @app.command("evaluate-frames")
 def evaluate_frames_cli(
     # fmt: off

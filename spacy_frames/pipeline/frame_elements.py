@@ -72,6 +72,7 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "decoding": "exact",
         "use_excludes": True,
         "threshold": 0.0,
+        "negative_fraction": 1.0,
         "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
         "suggester": {"@misc": "spacy-frames.fe_candidate_suggester.v1", "max_ngram": 4, "window": 30, "subtrees": True},
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
@@ -91,6 +92,7 @@ def make_frame_elements(
     decoding: str,
     use_excludes: bool,
     threshold: float,
+    negative_fraction: float,
     loss: Callable,
     suggester: Callable,
     scorer: Optional[Callable],
@@ -109,6 +111,7 @@ def make_frame_elements(
     decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
     threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
+    negative_fraction (float): share of the no-FE candidate rows used per training batch.
     loss (Callable): spacy-frames.FrameElementLoss.v1.
     suggester (Callable): candidate spans per target (spacy-frames.fe_candidate_suggester.v1).
     scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
@@ -116,7 +119,7 @@ def make_frame_elements(
     return FrameElements(
         nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
         encoder_component=encoder_component, fe_queries=fe_queries, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
-        loss=loss, suggester=suggester, scorer=scorer,
+        negative_fraction=negative_fraction, loss=loss, suggester=suggester, scorer=scorer,
     )
 
 
@@ -142,12 +145,15 @@ class FrameElements(FramesPipe):
         decoding: str = "exact",
         use_excludes: bool = True,
         threshold: float = 0.0,
+        negative_fraction: float = 1.0,
         loss: Optional[Callable] = None,
         suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         if decoding not in DECODINGS:
             raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
+        if not 0.0 < negative_fraction <= 1.0:
+            raise ValueError(f"frame_elements: negative_fraction must be in (0, 1], got {negative_fraction}")
         if fe_queries not in FE_QUERIES:
             raise ValueError(f"frame_elements: fe_queries must be one of {FE_QUERIES}, got {fe_queries!r}")
         if (fe_queries == "labels") != bool(model.attrs.get("learn_fe_vectors", False)):
@@ -155,6 +161,7 @@ class FrameElements(FramesPipe):
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
             "fe_queries": fe_queries, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
+            "negative_fraction": negative_fraction,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
@@ -164,6 +171,7 @@ class FrameElements(FramesPipe):
         self._options: Dict[str, List[int]] = {}
         self._excludes: Dict[str, Dict[str, Set[str]]] = {}
         self._warned: Set[str] = set()
+        self._rng = numpy.random.default_rng(0)
 
     # -- labels and the FE table ---------------------------------------------------------
     @property
@@ -369,11 +377,25 @@ class FrameElements(FramesPipe):
             skip_batch(self.model.get_ref("tok2vec"), docs)
             return None
         gold = self._gold_columns(examples, targets, rows, ranges, options)
+        rows, options, gold = self._sample_negatives(rows, options, gold)
         set_dropout_rate(self.model, drop)
         (scores, mask), backprop = self.model.begin_update((docs, rows, options))
         d_scores, loss = self.loss(scores, (self.model.ops.asarray1i(gold), mask))
         backprop((d_scores, None))
         return loss
+
+    def _sample_negatives(self, rows: List[List[Row]], options: List[List[int]], gold: numpy.ndarray):
+        """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
+        are no FE, and the head's cost grows with the rows (the frozen transformer's does not)."""
+        fraction = self.cfg["negative_fraction"]
+        if fraction >= 1.0:
+            return rows, options, gold
+        keep = (gold != 0) | (self._rng.random(len(gold)) < fraction)
+        kept_rows, offset = [], 0
+        for doc_rows_ in rows:
+            kept_rows.append([row for row, k in zip(doc_rows_, keep[offset : offset + len(doc_rows_)]) if k])
+            offset += len(doc_rows_)
+        return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep]
 
     def _gold_columns(self, examples, targets, rows, ranges, options) -> numpy.ndarray:
         """Per row the column of its gold FE among the row's options (0: no FE)."""

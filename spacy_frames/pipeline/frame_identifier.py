@@ -301,11 +301,14 @@ class FrameIdentifier(FramesPipe):
         """L2-normalised vectors of definition texts by the frame-definition encoder (no
         gradient); frame_elements encodes its FE definitions with it."""
         encoder = self.model.get_ref("frame_encoder")
-        chunks = [numpy.zeros((0, encoder.get_dim("nO")), dtype="float32")]
-        for start in range(0, len(texts), batch_size):
-            vectors, _ = l2_normalize(self.model.ops, encoder.predict(list(texts[start : start + batch_size])))
-            chunks.append(self.model.ops.to_numpy(vectors).astype("float32"))
-        return numpy.concatenate(chunks)
+        out = numpy.zeros((len(texts), encoder.get_dim("nO")), dtype="float32")
+        # batches of similar length: little padding (thousands of FE definitions at a time)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            vectors, _ = l2_normalize(self.model.ops, encoder.predict([texts[i] for i in rows]))
+            out[rows] = self.model.ops.to_numpy(vectors)
+        return out
 
     def _refresh_frame_vectors(self) -> None:
         """Encode every frame of the inventory; learned memory offsets are kept by frame name."""

@@ -106,3 +106,51 @@ def evaluate_frame_elements(
         new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
         result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
     return result
+
+
+# -- the decision threshold (tuned on dev) ------------------------------------------------------
+DEFAULT_FE_THRESHOLDS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+
+
+def fe_threshold_sweep(nlp: Language, examples: List[Example], thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS, batch_size: int = 32) -> Dict:
+    """FE P/R/F on gold frames for each decision threshold (the gain, log p(FE) - log
+    p(no FE), a candidate must exceed): the model runs once, each threshold re-decodes."""
+    from .frame_elements import score_frame_elements
+
+    pipe = nlp.get_pipe("frame_elements")
+    before = [name for name in nlp.pipe_names[: nlp.pipe_names.index("frame_elements")] if name != "frame_identifier"]
+    with nlp.select_pipes(enable=before):
+        docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+    predictions = [(chunk, pipe.predict(chunk)) for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))]
+    saved, rows = pipe.cfg["threshold"], []
+    try:
+        for threshold in thresholds:
+            pipe.cfg["threshold"] = threshold
+            for chunk, prediction in predictions:
+                pipe.set_annotations(chunk, prediction)
+            scores = score_frame_elements([Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe)
+            rows.append({"threshold": threshold, **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")}})
+    finally:
+        pipe.cfg["threshold"] = saved
+    return {"before": next((r for r in rows if r["threshold"] == saved), None), "best": max(rows, key=lambda r: r["fe_f"] or 0.0), "grid": rows}
+
+
+def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = None, thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS) -> Dict:
+    """Choose frame_elements' threshold for FE F1 on `corpus` (a dev set, gold frames) and,
+    if output_model is given, save the pipeline with it (component cfg and config.cfg)."""
+    from spacy.util import load_config
+
+    install_extensions()
+    nlp = spacy.load(model)
+    if "frame_elements" not in nlp.pipe_names:
+        raise ValueError(f"{model} has no enabled frame_elements component (pipeline: {nlp.pipe_names})")
+    result = fe_threshold_sweep(nlp, fe_examples(nlp, corpus), thresholds)
+    result.update({"model": str(model), "corpus": str(corpus)})
+    if output_model is not None:
+        nlp.get_pipe("frame_elements").cfg["threshold"] = result["best"]["threshold"]
+        nlp.to_disk(output_model)
+        config_path = Path(output_model) / "config.cfg"
+        overrides = {"components.frame_elements.threshold": result["best"]["threshold"]}
+        load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
+        result["saved"] = str(output_model)
+    return result
