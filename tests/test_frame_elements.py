@@ -248,9 +248,11 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     assert result.exit_code == 0, result.output
     sweep = srsly.read_json(out)
     assert sweep["best"]["fe_f"] == max(row["fe_f"] for row in sweep["grid"]) and sweep["before"]["threshold"] == 0.0
+    assert {row["decoding"] for row in sweep["grid"]} == {"exact", "greedy"}
     assert max(row["fe_r"] for row in sweep["grid"]) == 100.0 and min(row["fe_r"] for row in sweep["grid"]) <= sweep["best"]["fe_r"]
     nlp = spacy.load(saved)
     assert nlp.get_pipe("frame_elements").cfg["threshold"] == sweep["best"]["threshold"]
+    assert nlp.get_pipe("frame_elements").cfg["decoding"] == sweep["best"]["decoding"]
     assert nlp.config["components"]["frame_elements"]["threshold"] == sweep["best"]["threshold"]
 
 

@@ -121,7 +121,7 @@ def tune_fe_threshold_cli(
     output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen threshold here"),
     # fmt: on
 ):
-    """Choose frame_elements' decision threshold for FE F1 on dev (gold frames)."""
+    """Choose frame_elements' decoding and decision threshold for FE F1 on dev (gold frames)."""
     import srsly
 
     from ..scoring.frame_elements_eval import tune_fe_threshold
@@ -133,7 +133,7 @@ def tune_fe_threshold_cli(
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
-    typer.echo(f"best threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}" + (f" (was {before['fe_f']} at {before['threshold']})" if before else ""))
+    typer.echo(f"best: {best['decoding']} decoding, threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}" + (f" (was {before['fe_f']} at {before['threshold']})" if before else ""))
 
 
 @app.command("evaluate-frames")

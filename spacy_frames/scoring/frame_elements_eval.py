@@ -112,9 +112,16 @@ def evaluate_frame_elements(
 DEFAULT_FE_THRESHOLDS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 
 
-def fe_threshold_sweep(nlp: Language, examples: List[Example], thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS, batch_size: int = 32) -> Dict:
-    """FE P/R/F on gold frames for each decision threshold (the gain, log p(FE) - log
-    p(no FE), a candidate must exceed): the model runs once, each threshold re-decodes."""
+def fe_threshold_sweep(
+    nlp: Language,
+    examples: List[Example],
+    thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS,
+    decodings: Sequence[str] = ("exact", "greedy"),
+    batch_size: int = 32,
+) -> Dict:
+    """FE P/R/F on gold frames for each decoding and decision threshold (the gain,
+    log p(FE) - log p(no FE), a candidate must exceed): the model runs once, each
+    setting re-decodes."""
     from .frame_elements import score_frame_elements
 
     pipe = nlp.get_pipe("frame_elements")
@@ -122,22 +129,25 @@ def fe_threshold_sweep(nlp: Language, examples: List[Example], thresholds: Seque
     with nlp.select_pipes(enable=before):
         docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
     predictions = [(chunk, pipe.predict(chunk)) for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))]
-    saved, rows = pipe.cfg["threshold"], []
+    saved, rows = (pipe.cfg["decoding"], pipe.cfg["threshold"]), []
     try:
-        for threshold in thresholds:
-            pipe.cfg["threshold"] = threshold
-            for chunk, prediction in predictions:
-                pipe.set_annotations(chunk, prediction)
-            scores = score_frame_elements([Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe)
-            rows.append({"threshold": threshold, **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")}})
+        for decoding in decodings:
+            for threshold in thresholds:
+                pipe.cfg["decoding"], pipe.cfg["threshold"] = decoding, threshold
+                for chunk, prediction in predictions:
+                    pipe.set_annotations(chunk, prediction)
+                scores = score_frame_elements([Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe)
+                rows.append({"decoding": decoding, "threshold": threshold, **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")}})
     finally:
-        pipe.cfg["threshold"] = saved
-    return {"before": next((r for r in rows if r["threshold"] == saved), None), "best": max(rows, key=lambda r: r["fe_f"] or 0.0), "grid": rows}
+        pipe.cfg["decoding"], pipe.cfg["threshold"] = saved
+    before = next((r for r in rows if (r["decoding"], r["threshold"]) == saved), None)
+    return {"before": before, "best": max(rows, key=lambda r: r["fe_f"] or 0.0), "grid": rows}
 
 
 def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = None, thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS) -> Dict:
-    """Choose frame_elements' threshold for FE F1 on `corpus` (a dev set, gold frames) and,
-    if output_model is given, save the pipeline with it (component cfg and config.cfg)."""
+    """Choose frame_elements' decoding and threshold for FE F1 on `corpus` (a dev set, gold
+    frames) and, if output_model is given, save the pipeline with them (component cfg and
+    config.cfg)."""
     from spacy.util import load_config
 
     install_extensions()
@@ -147,10 +157,11 @@ def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = N
     result = fe_threshold_sweep(nlp, fe_examples(nlp, corpus), thresholds)
     result.update({"model": str(model), "corpus": str(corpus)})
     if output_model is not None:
-        nlp.get_pipe("frame_elements").cfg["threshold"] = result["best"]["threshold"]
+        chosen = {key: result["best"][key] for key in ("decoding", "threshold")}
+        nlp.get_pipe("frame_elements").cfg.update(chosen)
         nlp.to_disk(output_model)
         config_path = Path(output_model) / "config.cfg"
-        overrides = {"components.frame_elements.threshold": result["best"]["threshold"]}
+        overrides = {f"components.frame_elements.{key}": value for key, value in chosen.items()}
         load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
         result["saved"] = str(output_model)
     return result
