@@ -270,3 +270,24 @@ def test_negative_sampling_keeps_every_fe_row():
     assert sorted(kept_gold[kept_gold != 0].tolist()) == [1, 1, 2] and (0, 1, 5, 6) in kept_rows[0]
     with pytest.raises(ValueError, match="negative_fraction"):
         spacy.blank("en").add_pipe("frame_elements", config={"negative_fraction": 0.0})
+
+
+def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe_corpus, trained_frames, tmp_path):
+    """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 and
+    frame_elements on one transformer, which both update; both score on dev."""
+    from conftest import TEST_CONFIG_DIR, train_tiny, transformer_weights
+
+    overrides = {
+        "paths.encoder": str(tiny_bert), "paths.stage1": str(trained_frames), "paths.train": str(toy_fe_corpus / "train.spacy"),
+        "paths.dev": str(toy_fe_corpus / "dev.spacy"), "paths.frames": str(toy_fe_corpus / "frames.json"),
+    }
+    config = spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=overrides)
+    nlp = spacy.load(train_tiny(config, tmp_path, 40, 20))
+    before = transformer_weights(spacy.load(trained_frames))
+    after = transformer_weights(nlp)
+    assert any(not (before[k] == after[k]).all() for k in before)
+    ref = toy_fe_docs(nlp.vocab)[1]
+    doc = nlp.make_doc(ref.text)
+    doc.spans["targets"] = [doc.char_span(t.start_char, t.end_char) for t in ref.spans["targets"]]
+    doc = nlp(doc)
+    assert doc._.frames and isinstance(doc._.frames[0]._.frame_elements, list)
