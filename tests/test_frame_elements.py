@@ -254,6 +254,7 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     assert nlp.get_pipe("frame_elements").cfg["threshold"] == sweep["best"]["threshold"]
     assert nlp.get_pipe("frame_elements").cfg["decoding"] == sweep["best"]["decoding"]
     assert nlp.config["components"]["frame_elements"]["threshold"] == sweep["best"]["threshold"]
+    assert "frame_identifier" in nlp.pipe_names  # saved as a whole frame parser
 
 
 def test_negative_sampling_keeps_every_fe_row():

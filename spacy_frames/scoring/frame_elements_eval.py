@@ -159,6 +159,9 @@ def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = N
     if output_model is not None:
         chosen = {key: result["best"][key] for key in ("decoding", "threshold")}
         nlp.get_pipe("frame_elements").cfg.update(chosen)
+        # trained with frame_identifier disabled (gold frames); saved as a whole frame parser
+        for name in [n for n in nlp.disabled if n == "frame_identifier"]:
+            nlp.enable_pipe(name)
         nlp.to_disk(output_model)
         config_path = Path(output_model) / "config.cfg"
         overrides = {f"components.frame_elements.{key}": value for key, value in chosen.items()}
