@@ -20,6 +20,7 @@ from spacy.training import Example
 from ..corpora.readers import create_framenet_reader
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
+from .frame_elements import fe_tuples
 
 N_TOP_TYPES = 30
 
@@ -45,10 +46,16 @@ def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True
         "fe_core_f": _pct(scores.get("fe_core_f")),
         "fe_noncore_f": _pct(scores.get("fe_noncore_f")),
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
-        "gold_fes": sum(len(eg.reference.spans.get(FE_KEY, [])) for eg in examples),
+        "gold_fes": sum(_n_gold_fes(eg) for eg in examples),
         "words_per_second": round(scores.get("speed", 0.0), 1),
         "top_fe_types": {name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top},
     }
+
+
+def _n_gold_fes(eg: Example) -> int:
+    """The gold FEs of the example's gold targets (as the scorer counts them)."""
+    offsets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
+    return sum(1 for key in fe_tuples(eg.reference) if (key[0], key[1]) in offsets)
 
 
 def _pct(value):
