@@ -133,6 +133,13 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
     with make_tempdir() as d:
         nlp.to_disk(d)
         assert ("Cooking", "Food") in spacy.load(d).get_pipe("frame_elements").fe_table
+    # a frame with no FE definitions: no FEs, no warning
+    spacy_frames.add_frame(nlp, "Bare_frame", "A frame FrameNet gives no FEs.", lexical_units=["bare.a"])
+    doc = nlp.make_doc("She cooked the rice .")
+    doc.spans["frames"] = [doc.char_span(4, 10, label="Bare_frame")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert nlp(doc)._.frames[0]._.frame_elements == []
     inventory = toy_fe_inventory()
     spacy_frames.set_inventory(nlp, inventory)
     assert len(pipe.fe_table) == inventory.n_frame_elements and "Cooking" not in pipe.inventory
