@@ -73,6 +73,7 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "use_excludes": True,
         "threshold": 0.0,
         "negative_fraction": 1.0,
+        "head_lr_scale": 1.0,
         "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
         "suggester": {"@misc": "spacy-frames.fe_candidate_suggester.v1", "max_ngram": 4, "window": 30, "subtrees": True},
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
@@ -93,6 +94,7 @@ def make_frame_elements(
     use_excludes: bool,
     threshold: float,
     negative_fraction: float,
+    head_lr_scale: float,
     loss: Callable,
     suggester: Callable,
     scorer: Optional[Callable],
@@ -112,6 +114,9 @@ def make_frame_elements(
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
     threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
     negative_fraction (float): share of the no-FE candidate rows used per training batch.
+    head_lr_scale (float): learning-rate multiplier of the component's own weights (the
+        transformer's listener has none): trained jointly with a fine-tuned transformer at
+        its small learning rate, the fresh head needs a larger one.
     loss (Callable): spacy-frames.FrameElementLoss.v1.
     suggester (Callable): candidate spans per target (spacy-frames.fe_candidate_suggester.v1).
     scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
@@ -119,7 +124,7 @@ def make_frame_elements(
     return FrameElements(
         nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
         encoder_component=encoder_component, fe_queries=fe_queries, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
-        negative_fraction=negative_fraction, loss=loss, suggester=suggester, scorer=scorer,
+        negative_fraction=negative_fraction, head_lr_scale=head_lr_scale, loss=loss, suggester=suggester, scorer=scorer,
     )
 
 
@@ -146,6 +151,7 @@ class FrameElements(FramesPipe):
         use_excludes: bool = True,
         threshold: float = 0.0,
         negative_fraction: float = 1.0,
+        head_lr_scale: float = 1.0,
         loss: Optional[Callable] = None,
         suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
@@ -161,7 +167,7 @@ class FrameElements(FramesPipe):
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
             "fe_queries": fe_queries, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
-            "negative_fraction": negative_fraction,
+            "negative_fraction": negative_fraction, "head_lr_scale": head_lr_scale,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
@@ -384,6 +390,12 @@ class FrameElements(FramesPipe):
         d_scores, loss = self.loss(scores, (self.model.ops.asarray1i(gold), mask))
         backprop((d_scores, None))
         return loss
+
+    def _lr_scales(self) -> Dict[Tuple[int, str], float]:
+        scale = self.cfg["head_lr_scale"]
+        if scale == 1.0:
+            return {}
+        return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
 
     def _sample_negatives(self, rows: List[List[Row]], options: List[List[int]], gold: numpy.ndarray):
         """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
