@@ -82,44 +82,68 @@ def n_position_features() -> int:
     return 2 * len(DISTANCE_BUCKETS) + len(LENGTH_BUCKETS)
 
 
-def bucket(value: int, edges: Sequence[int]) -> int:
-    return int(numpy.searchsorted(edges, value, side="right")) - 1
+def bucket(value, edges: Sequence[int]):
+    """The bucket of `value` (a number or an array) among the lower `edges`."""
+    return numpy.searchsorted(edges, value, side="right") - 1
+
+
+def _root(heads: numpy.ndarray, start: int, end: int) -> int:
+    """The first token of [start, end) whose head lies outside it (or is itself)."""
+    for i in range(start, end):
+        h = heads[i]
+        if h == i or not start <= h < end:
+            return i
+    return start
 
 
 def syntax_features(doc: Doc, rows: List[Row]) -> numpy.ndarray:
     """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
-    zero when the doc has no parse)."""
+    zero when the doc has no parse). Roots are found once per distinct span."""
     out = numpy.zeros((len(rows), N_SYNTAX), dtype="f")
-    if not doc.has_annotation("DEP"):
+    if not doc.has_annotation("DEP") or not rows:
         return out
+    heads = numpy.asarray([t.head.i for t in doc], dtype="i")
+    deps = numpy.asarray([DEP_INDEX.get(t.dep_, len(DEP_LABELS)) for t in doc], dtype="i")
+    left = numpy.asarray([t.left_edge.i for t in doc], dtype="i")
+    right = numpy.asarray([t.right_edge.i for t in doc], dtype="i")
+    roots: Dict[Tuple[int, int], int] = {}
+    arr = numpy.asarray(rows, dtype="i")
+    ts, te, ss, se = arr.T
+
+    def root_of(start: int, end: int) -> int:
+        if (start, end) not in roots:
+            roots[(start, end)] = _root(heads, start, end)
+        return roots[(start, end)]
+
+    span_root = numpy.asarray([root_of(a, b) for a, b in zip(ss.tolist(), se.tolist())], dtype="i")
+    target_root = numpy.asarray([root_of(a, b) for a, b in zip(ts.tolist(), te.tolist())], dtype="i")
+    n = numpy.arange(len(rows))
+    out[n, deps[span_root]] = 1.0
+    head = heads[span_root]
+    has_head = head != span_root
+    target_head = heads[target_root]
+    prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
     n_dep = len(DEP_LABELS) + 1
-    for r, (ts, te, ss, se) in enumerate(rows):
-        # the span's root: its first token whose head lies outside the span
-        root = next((t for t in doc[ss:se] if not ss <= t.head.i < se or t.head.i == t.i), doc[ss])
-        target_root = next((t for t in doc[ts:te] if not ts <= t.head.i < te or t.head.i == t.i), doc[ts])
-        out[r, DEP_INDEX.get(root.dep_, len(DEP_LABELS))] = 1.0
-        head = root.head.i
-        flags = (
-            ts <= head < te and head != root.i,
-            ts <= root.head.head.i < te and root.head.dep_ in ("prep", "agent", "dative") and head != root.i,
-            ss <= target_root.head.i < se and target_root.head.i != target_root.i,
-            head == target_root.head.i and head != root.i,
-            root.left_edge.i == ss and root.right_edge.i + 1 == se,
-        )
-        for j, flag in enumerate(flags):
-            out[r, n_dep + j] = float(flag)
+    out[:, n_dep] = (ts <= head) & (head < te) & has_head
+    out[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
+    out[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
+    out[:, n_dep + 3] = (head == target_head) & has_head
+    out[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] + 1 == se)
     return out
 
 
 def position_features(rows: List[Row]) -> numpy.ndarray:
     """One-hots of the span's side and gap to its target, and of its length."""
     out = numpy.zeros((len(rows), n_position_features()), dtype="f")
+    if not rows:
+        return out
+    ts, te, ss, se = numpy.asarray(rows, dtype="i").T
     n_dist = len(DISTANCE_BUCKETS)
-    for r, (ts, te, ss, se) in enumerate(rows):
-        before = se <= ts
-        gap = ts - se if before else max(ss - te, 0)
-        out[r, (0 if before else n_dist) + bucket(gap, DISTANCE_BUCKETS)] = 1.0
-        out[r, 2 * n_dist + bucket(max(se - ss, 1), LENGTH_BUCKETS)] = 1.0
+    before = se <= ts
+    gap = numpy.where(before, ts - se, numpy.maximum(ss - te, 0))
+    n = numpy.arange(len(rows))
+    out[n, numpy.where(before, 0, n_dist) + bucket(gap, DISTANCE_BUCKETS)] = 1.0
+    out[n, 2 * n_dist + bucket(numpy.maximum(se - ss, 1), LENGTH_BUCKETS)] = 1.0
     return out
 
 
@@ -156,28 +180,27 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     flat_rows = [row for doc_rows in rows for row in doc_rows]
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
-    # one pooling pass: per doc its candidate spans, their targets (and the spans' first
-    # and last tokens)
+    # one pooling pass over the distinct spans each doc needs: its candidate spans, their
+    # targets (and the spans' first and last tokens); rows index into the pooled spans
     endpoints = model.attrs["endpoints"]
-    spans = []
+    n_groups = 4 if endpoints else 2
+    spans: List[List[range]] = []
+    index: List[List[int]] = [[] for _ in range(n_groups)]
+    offset = 0
     for doc_rows in rows:
-        groups = [[range(r[2], r[3]) for r in doc_rows], [range(r[0], r[1]) for r in doc_rows]]
-        if endpoints:
-            groups += [[range(r[2], r[2] + 1) for r in doc_rows], [range(r[3] - 1, r[3]) for r in doc_rows]]
-        spans.append([s for group in groups for s in group])
+        seen: Dict[Tuple[int, int], int] = {}
+        for ts, te, ss, se in doc_rows:
+            keys = [(ss, se), (ts, te)] + ([(ss, ss + 1), (se - 1, se)] if endpoints else [])
+            for g, key in enumerate(keys):
+                if key not in seen:
+                    seen[key] = len(seen)
+                index[g].append(offset + seen[key])
+        spans.append([range(a, b) for a, b in seen])
+        offset += len(seen)
     pooled, bp_pooled = pooler((docs, spans), is_train)
     n_opts = max((len(o) for o in options), default=1)
     if not flat_rows:
         return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts)), lambda dY: X
-    # pooled rows: doc 0's spans, doc 0's targets, (doc 0's firsts, lasts,) doc 1's spans, ...
-    n_groups = 4 if endpoints else 2
-    index: List[List[int]] = [[] for _ in range(n_groups)]
-    offset = 0
-    for doc_rows in rows:
-        n = len(doc_rows)
-        for g in range(n_groups):
-            index[g].extend(range(offset + g * n, offset + (g + 1) * n))
-        offset += n_groups * n
     idx = [ops.asarray1i(i) for i in index]
     span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
     parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
