@@ -57,14 +57,19 @@ def build_frame_element_scorer(
     learn_fe_vectors: bool = False,
     endpoints: bool = True,
     syntax: bool = True,
+    token_width: int = 0,
 ) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
     """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
     fe_queries = "labels"); by default they are the frozen definition vectors.
-    endpoints / syntax: the span's boundary tokens / its dependency features (see above)."""
+    endpoints / syntax: the span's boundary tokens / its dependency features (see above).
+    token_width: project the pooled vectors to this width first (0: keep the transformer's):
+    the pooled means are linear in the tokens, so this is a low-rank first layer, and it
+    makes the per-candidate layer several times cheaper."""
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
+    layers = [pooler, span_mlp] + ([Linear(nO=token_width)] if token_width else [])
     model = Model(
-        "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=[pooler, span_mlp],
+        "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=layers,
         params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
         attrs={"learn_fe_vectors": learn_fe_vectors, "endpoints": endpoints, "syntax": syntax},
     )
@@ -162,9 +167,13 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
         raise ValueError("frame_elements: the FE table is empty; the component sets it from the inventory before initializing the model")
     width = model.get_param("fe_vectors").shape[1]
     model.set_dim("nD", width)
-    pooler, span_mlp = model.layers
+    pooler, span_mlp = model.layers[:2]
     pooler.initialize(X=(X[0], [[] for _ in X[0]]) if X is not None else None)
-    n_in = n_span_inputs(model, pooler.get_dim("nO"))
+    n_vec = pooler.get_dim("nO")
+    if len(model.layers) > 2:
+        model.layers[2].initialize(X=model.ops.alloc2f(2, n_vec))
+        n_vec = model.layers[2].get_dim("nO")
+    n_in = n_span_inputs(model, n_vec)
     span_mlp.initialize(X=model.ops.alloc2f(2, n_in), Y=model.ops.alloc2f(2, width))
     if not model.has_param("fe_map"):
         model.set_param("fe_map", model.ops.asarray2f(numpy.eye(width, dtype="f")))
@@ -176,7 +185,7 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
 def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     docs, rows, options = X
     ops = model.ops
-    pooler, span_mlp = model.layers
+    pooler, span_mlp = model.layers[:2]
     flat_rows = [row for doc_rows in rows for row in doc_rows]
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
@@ -201,6 +210,10 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     n_opts = max((len(o) for o in options), default=1)
     if not flat_rows:
         return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts)), lambda dY: X
+    if len(model.layers) > 2:  # token_width: project each distinct pooled vector once
+        pooled, bp_project = model.layers[2](pooled, is_train)
+    else:
+        bp_project = None
     idx = [ops.asarray1i(i) for i in index]
     span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
     parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
@@ -251,7 +264,7 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
         for g, i in enumerate(idx[2:]):
             ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
-        bp_pooled(d_pooled)
+        bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
         return X
 
     return (scores, mask), backprop
