@@ -221,6 +221,8 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
 
 
 def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
+    import numpy
+
     from conftest import fe_config, train_tiny
 
     overrides = {"components.frame_elements.fe_queries": "labels", "components.frame_elements.model.learn_fe_vectors": True}
@@ -234,6 +236,14 @@ def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_c
     assert fe_view(nlp(gold_frames_doc(nlp, ref))) == [sorted(FES[1][0])]
     with pytest.raises(ValueError, match="learn_fe_vectors"):
         spacy.blank("en").add_pipe("frame_elements", config={"fe_queries": "labels"})
+    # label_init = "definitions": an FE name never trained starts as its encoded definition
+    pipe.cfg["label_init"] = "definitions"
+    fe = {"name": "Cook", "core_type": "Core", "definition": "The one who cooks."}
+    spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares food.", frame_elements=[fe, {"name": "Donor", "core_type": "Core"}])
+    row = [n for _, n in pipe.fe_table].index("Cook")
+    expected = nlp.get_pipe("frame_identifier").encode_texts(["Cooking: Cook (core): The one who cooks."])[0]
+    numpy.testing.assert_allclose(pipe.model.get_param("fe_vectors")[row], expected, atol=1e-5)
+    assert len(pipe.fe_table) == len(names) + 1  # Donor was known: kept, not duplicated
 
 
 def test_annotate_output_lists_each_frames_elements(fe_nlp):

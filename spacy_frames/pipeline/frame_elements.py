@@ -69,6 +69,7 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "targets_key": TARGETS_KEY,
         "encoder_component": "frame_identifier",
         "fe_queries": "definitions",
+        "label_init": "random",
         "decoding": "exact",
         "use_excludes": True,
         "threshold": 0.0,
@@ -90,6 +91,7 @@ def make_frame_elements(
     targets_key: str,
     encoder_component: str,
     fe_queries: str,
+    label_init: str,
     decoding: str,
     use_excludes: bool,
     threshold: float,
@@ -110,6 +112,8 @@ def make_frame_elements(
     fe_queries (str): "definitions" (the FE definitions as encoded, frozen; new frames work
         without retraining) or "labels" (a learned vector per FE name: the baseline; the
         model must then have learn_fe_vectors = true).
+    label_init (str): how a new FE name's vector starts with fe_queries = "labels":
+        "random" or "definitions" (the mean of its encoded definitions).
     decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
     threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
@@ -123,7 +127,7 @@ def make_frame_elements(
     """
     return FrameElements(
         nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
-        encoder_component=encoder_component, fe_queries=fe_queries, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
+        encoder_component=encoder_component, fe_queries=fe_queries, label_init=label_init, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
         negative_fraction=negative_fraction, head_lr_scale=head_lr_scale, loss=loss, suggester=suggester, scorer=scorer,
     )
 
@@ -147,6 +151,7 @@ class FrameElements(FramesPipe):
         targets_key: str = TARGETS_KEY,
         encoder_component: str = "frame_identifier",
         fe_queries: str = "definitions",
+        label_init: str = "random",
         decoding: str = "exact",
         use_excludes: bool = True,
         threshold: float = 0.0,
@@ -160,13 +165,15 @@ class FrameElements(FramesPipe):
             raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
         if not 0.0 < negative_fraction <= 1.0:
             raise ValueError(f"frame_elements: negative_fraction must be in (0, 1], got {negative_fraction}")
+        if label_init not in ("random", "definitions"):
+            raise ValueError(f"frame_elements: label_init must be 'random' or 'definitions', got {label_init!r}")
         if fe_queries not in FE_QUERIES:
             raise ValueError(f"frame_elements: fe_queries must be one of {FE_QUERIES}, got {fe_queries!r}")
         if (fe_queries == "labels") != bool(model.attrs.get("learn_fe_vectors", False)):
             raise ValueError("frame_elements: fe_queries = \"labels\" needs a model with learn_fe_vectors = true, and only it")
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
-            "fe_queries": fe_queries, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
+            "fe_queries": fe_queries, "label_init": label_init, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
             "negative_fraction": negative_fraction, "head_lr_scale": head_lr_scale,
         }
         super().__init__(vocab, model, name, cfg, scorer)
@@ -229,22 +236,37 @@ class FrameElements(FramesPipe):
         if not keys:
             raise ValueError(f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data.")
         if self._by_label:
-            self._set_label_rows(sorted({fe for _, fe in keys}), encode)
+            self._set_label_rows(keys, texts, encode)
         else:
             set_fe_vectors(self.model, numpy.asarray(encode(texts), dtype="float32"))  # checks the width first
             self.fe_table = keys
         self.inventory = inventory
         self._index_table()
 
-    def _set_label_rows(self, names: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
+    def _set_label_rows(self, keys: Sequence[Tuple[str, str]], texts: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
         """fe_queries = "labels": one learned vector per FE name (shared by every frame
-        with that FE); vectors of names already known are kept, new names start random."""
+        with that FE); vectors of names already known are kept. A new name starts random
+        (label_init = "random") or as the mean of its definitions' vectors ("definitions":
+        then a frame added at run time with FE names never trained still gets vectors in
+        the space the trained names live in)."""
         old = {fe: i for i, (_, fe) in enumerate(self.fe_table)} if self.model.has_param("fe_vectors") else {}
         current = self.model.ops.to_numpy(self.model.get_param("fe_vectors")) if old else None
+        new = [(i, fe) for i, (_, fe) in enumerate(keys) if fe not in old]
+        by_name: Dict[str, List[numpy.ndarray]] = {}
+        if self.cfg["label_init"] == "definitions" and new:
+            encoded = numpy.asarray(encode([texts[i] for i, _ in new]), dtype="float32")
+            for (_, fe), vector in zip(new, encoded):
+                by_name.setdefault(fe, []).append(vector)
         width = current.shape[1] if current is not None else numpy.asarray(encode(["frame element"])).shape[1]
-        names = list(dict.fromkeys([*(fe for _, fe in self.fe_table if fe in old), *names]))
+        names = list(dict.fromkeys([*(fe for _, fe in self.fe_table if fe in old), *sorted({fe for _, fe in keys})]))
         rng = numpy.random.default_rng(len(names))
-        vectors = numpy.stack([current[old[n]] if n in old else rng.normal(0, 1 / numpy.sqrt(width), width) for n in names]).astype("float32")
+
+        def start(name: str) -> numpy.ndarray:
+            if name in by_name:
+                return numpy.mean(by_name[name], axis=0)
+            return rng.normal(0, 1 / numpy.sqrt(width), width)
+
+        vectors = numpy.stack([current[old[n]] if n in old else start(n) for n in names]).astype("float32")
         set_fe_vectors(self.model, vectors)
         self.fe_table = [("*", n) for n in names]
 
@@ -256,7 +278,7 @@ class FrameElements(FramesPipe):
         self.inventory.add_frame(name, definition, frame_elements=frame_elements, **kwargs)
         keys, texts = self._fe_texts(self.inventory, [name])
         if keys and self._by_label:
-            self._set_label_rows([fe for _, fe in keys], encode)
+            self._set_label_rows(keys, texts, encode)
         elif keys:
             old = self.model.get_param("fe_vectors")
             set_fe_vectors(self.model, numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]))
