@@ -7,5 +7,5 @@
 - `prf.py`: precision, recall and F1 from counts, used by all of them.
 
 frames: frame identification and target detection; induction: frame induction (with
-clustering/); discourse: discourse senses; media: media frames.
+clustering/); discourse: discourse senses; media: media frames; frame_elements: FE spans.
 """
