@@ -32,6 +32,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
+from ..corpora.readers import align_target
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
 from ..losses import FrameElementLoss
@@ -394,7 +395,7 @@ class FrameElements(FramesPipe):
         # the gold frames on the predicted tokens, under a key of our own for the suggester:
         # the predicted docs' own groups (which other components read) stay as they are
         for eg in examples:
-            gold = (_align(t, eg.predicted) for t in eg.reference.spans.get(self.cfg["targets_key"], []))
+            gold = (align_target(t, eg.predicted) for t in eg.reference.spans.get(self.cfg["targets_key"], []))
             eg.predicted.spans[GOLD_FRAMES_KEY] = SpanGroup(eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None])
         try:
             targets, rows, ranges = self._targets_and_rows(docs, GOLD_FRAMES_KEY)
@@ -511,6 +512,3 @@ class FrameElements(FramesPipe):
             ),
         }
 
-
-def _align(ref: Span, doc: Doc) -> Optional[Span]:
-    return doc.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")

@@ -21,6 +21,7 @@ from ..corpora.readers import create_framenet_reader
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import fe_tuples
+from .frames_eval import save_with_settings
 
 N_TOP_TYPES = 30
 
@@ -155,8 +156,6 @@ def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = N
     """Choose frame_elements' decoding and threshold for FE F1 on `corpus` (a dev set, gold
     frames) and, if output_model is given, save the pipeline with them (component cfg and
     config.cfg)."""
-    from spacy.util import load_config
-
     install_extensions()
     nlp = spacy.load(model)
     if "frame_elements" not in nlp.pipe_names:
@@ -164,14 +163,9 @@ def tune_fe_threshold(model: str, corpus: Path, output_model: Optional[Path] = N
     result = fe_threshold_sweep(nlp, fe_examples(nlp, corpus), thresholds)
     result.update({"model": str(model), "corpus": str(corpus)})
     if output_model is not None:
-        chosen = {key: result["best"][key] for key in ("decoding", "threshold")}
-        nlp.get_pipe("frame_elements").cfg.update(chosen)
         # trained with frame_identifier disabled (gold frames); saved as a whole frame parser
         for name in [n for n in nlp.disabled if n == "frame_identifier"]:
             nlp.enable_pipe(name)
-        nlp.to_disk(output_model)
-        config_path = Path(output_model) / "config.cfg"
-        overrides = {f"components.frame_elements.{key}": value for key, value in chosen.items()}
-        load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
+        save_with_settings(nlp, "frame_elements", {key: result["best"][key] for key in ("decoding", "threshold")}, output_model)
         result["saved"] = str(output_model)
     return result

@@ -210,12 +210,17 @@ def tune_detection(
         None,
     )
     if output_model is not None:
-        chosen = {"threshold": result["best"]["threshold"], "oov_threshold": result["best"]["oov_threshold"]}
-        pipe.cfg.update(chosen)
-        nlp.to_disk(output_model)
-        # config.cfg holds the factory settings: override them the way `spacy train` does
-        config_path = Path(output_model) / "config.cfg"
-        overrides = {f"components.frame_identifier.{key}": value for key, value in chosen.items()}
-        load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
+        save_with_settings(nlp, "frame_identifier", {key: result["best"][key] for key in ("threshold", "oov_threshold")}, output_model)
         result["saved"] = str(output_model)
     return result
+
+
+def save_with_settings(nlp: Language, component: str, chosen: Dict, output_model: Path) -> None:
+    """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
+    loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
+    `spacy train` overrides them, so the two agree."""
+    nlp.get_pipe(component).cfg.update(chosen)
+    nlp.to_disk(output_model)
+    config_path = Path(output_model) / "config.cfg"
+    overrides = {f"components.{component}.{key}": value for key, value in chosen.items()}
+    load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
