@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -24,9 +25,13 @@ INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[te
 MAIN_JOB = "python -m spacy project run all"
 
 
-def run_timed(command: str, cwd: Path, env: dict) -> float:
+def run_timed(command: str, cwd: Path, env: dict, log: Optional[Path] = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    if log is None:
+        subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    else:
+        with log.open("a") as handle:
+            subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, stdout=handle, stderr=subprocess.STDOUT)
     return round(time.perf_counter() - start, 1)
 
 
@@ -34,6 +39,8 @@ def main(
     output: Path = typer.Option(ROOT / "metrics" / "setup_timing.json", help="JSON file to write"),
     clone_dir: Path = typer.Option(ROOT.parent / "spacy_frames_timing", help="Fresh clone (removed first)"),
     venv_dir: Path = typer.Option(Path("/tmp/spacy_frames_timing_venv"), help="Fresh venv (removed first)"),
+    log: Optional[Path] = typer.Option(None, help="Append the commands' output here (default: discarded)"),
+    keep_clone: bool = typer.Option(False, help="Keep the clone (its corpora, trained pipelines and metrics) afterwards"),
 ):
     for path in (clone_dir, venv_dir):
         shutil.rmtree(path, ignore_errors=True)
@@ -41,8 +48,8 @@ def main(
     subprocess.run([sys.executable, "-m", "venv", str(venv_dir)], check=True)
     env = dict(os.environ, PATH=f"{venv_dir / 'bin'}:{os.environ['PATH']}")
     env.pop("PYTHONPATH", None)
-    install_s = run_timed(INSTALL, clone_dir, env)
-    main_s = run_timed(MAIN_JOB, clone_dir, env)
+    install_s = run_timed(INSTALL, clone_dir, env, log)
+    main_s = run_timed(MAIN_JOB, clone_dir, env, log)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     result = {
         "commit": commit,
@@ -65,7 +72,8 @@ def main(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
     typer.echo(json.dumps(result, indent=2))
-    shutil.rmtree(clone_dir, ignore_errors=True)
+    if not keep_clone:
+        shutil.rmtree(clone_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ from ..extensions import TARGETS_KEY, install_extensions
 from .prf import prf
 
 
+# Frame identification does not read frame_elements (trained with it in the main job's
+# stage 2, so part of training/frames_final) nor the parser that feeds its suggester:
+# they are left out when only frames are scored, and the speed is frame_identifier's.
+NOT_FRAME_IDENTIFICATION = ("frame_elements", "parser")
+
+
 def frame_examples(nlp: Language, path, gold_targets: bool) -> List[Example]:
     return list(create_framenet_reader(str(path), gold_targets=gold_targets)(nlp))
 
@@ -111,7 +117,7 @@ def evaluate_frame_identifier(
 ) -> Dict:
     """All frame-identification numbers of one trained pipeline (see README/metrics)."""
     install_extensions()
-    nlp = spacy.load(model)
+    nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
     result: Dict = {"model": str(model), "split": f"framenet15/{split}"}
     gold = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=True)
     result["fn15_gold_targets"] = evaluate_frames(nlp, gold, per_type=True)
@@ -153,8 +159,10 @@ def detection_threshold_sweep(
     saved = (pipe.cfg["threshold"], pipe.cfg["oov_threshold"])
     pipe.cfg["threshold"] = pipe.cfg["oov_threshold"] = 0.0
     docs_out = []
+    skipped = [name for name in NOT_FRAME_IDENTIFICATION if name in nlp.pipe_names]
     try:
-        annotated = nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size)
+        with nlp.select_pipes(disable=skipped):
+            annotated = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         for eg, doc in zip(examples, annotated):
             gold = Counter((s.start_char, s.end_char) for s in eg.reference.spans.get(TARGETS_KEY, []))
             if not gold:
