@@ -237,3 +237,36 @@ def trained_fe(trained_frames, toy_fe_corpus, tmp_path_factory):
     """frame_elements trained on the toy FEs with `spacy train` (tiny twin config), as a
     head on the toy frame_identifier pipeline's frozen transformer."""
     return train_tiny(fe_config(trained_frames, toy_fe_corpus), tmp_path_factory.mktemp("frame_elements"), 60, 20)
+
+
+def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, media) -> Path:
+    """configs/test/frames_trf.cfg assembled as `spacy assemble` builds en_frames_trf."""
+    import spacy
+    from spacy.training.initialize import get_sourced_components
+
+    config = spacy.util.load_config(
+        TEST_CONFIG_DIR / "frames_trf.cfg",
+        overrides={"paths.frames": str(frames), "paths.elements": str(elements), "paths.inducer": str(inducer),
+                   "paths.discourse": str(discourse), "paths.media": str(media)},
+        interpolate=False,
+    )
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    with nlp.select_pipes(disable=[*get_sourced_components(config.interpolate())]):
+        nlp.initialize()
+    nlp.to_disk(output)
+    return output
+
+
+@pytest.fixture(scope="session")
+def tiny_frames_trf(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory) -> Path:
+    """A tiny en_frames_trf: every component, trained on its toy data, assembled from
+    configs/test/frames_trf.cfg (the inducer with centroids fitted on its toy instances)."""
+    import spacy
+
+    from test_frame_inducer import fit_clusters
+
+    tmp = tmp_path_factory.mktemp("frames_trf")
+    inducer_nlp = spacy.load(trained_inducer)
+    fit_clusters(inducer_nlp)
+    inducer_nlp.to_disk(tmp / "inducer")
+    return assemble_frames_trf(tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media)

@@ -11,27 +11,14 @@ from test_frame_inducer import fit_clusters, induced, preset
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path):
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_trf, trained_fe, trained_inducer, trained_discourse, trained_media):
     """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer and discourse_sense
     with their own transformer copies (replace_listeners), as `spacy assemble` builds en_frames_trf."""
-    from spacy.training.initialize import get_sourced_components
-
-    from conftest import TEST_CONFIG_DIR
     from spacy_frames.tools.annotate import format_doc
 
     inducer_nlp = spacy.load(trained_inducer)
     fit_clusters(inducer_nlp)
-    inducer_nlp.to_disk(tmp_path / "inducer")
-    config = spacy.util.load_config(
-        TEST_CONFIG_DIR / "frames_trf.cfg",
-        overrides={"paths.frames": str(trained_frames), "paths.elements": str(trained_fe), "paths.inducer": str(tmp_path / "inducer"), "paths.discourse": str(trained_discourse), "paths.media": str(trained_media)},
-        interpolate=False,
-    )
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    with nlp.select_pipes(disable=[*get_sourced_components(config.interpolate())]):
-        nlp.initialize()
-    nlp.to_disk(tmp_path / "frames_trf")
-    nlp = spacy.load(tmp_path / "frames_trf")
+    nlp = spacy.load(tiny_frames_trf)
     assert nlp.pipe_names[-5:] == ["frame_identifier", "frame_elements", "frame_inducer", "discourse_sense", "media_framer"]
     assert not nlp.disabled
     # frame_elements labels frame_identifier's frames, on the shared transformer, with the
