@@ -37,7 +37,12 @@ setup(
     packages=find_packages(include=["spacy_frames", "spacy_frames.*"]),
     install_requires=INSTALL_REQUIRES,
     # plots written by project commands (PNG); the library itself never imports matplotlib
-    extras_require={"plots": ["matplotlib==3.11.2"], "test": ["pytest>=8", "matplotlib==3.11.2"]},
+    # dask: `spacy-frames annotate --dask` (Dask's distributed scheduler)
+    extras_require={
+        "plots": ["matplotlib==3.11.2"],
+        "dask": ["distributed==2026.8.0"],
+        "test": ["pytest>=8", "matplotlib==3.11.2", "distributed==2026.8.0"],
+    },
     entry_points={
         "spacy_factories": [
             "frame_identifier = spacy_frames.pipeline.frame_identifier:make_frame_identifier",

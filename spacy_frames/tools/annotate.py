@@ -1,5 +1,5 @@
 """Annotate raw text with a trained pipeline and render its frames for people."""
-from typing import List
+from typing import List, Sequence
 
 import spacy
 from spacy.tokens import Doc
@@ -7,9 +7,9 @@ from spacy.tokens import Doc
 from ..extensions import install_extensions
 
 
-def annotate(model: str, text: str) -> Doc:
+def annotate(model: str, text: str, exclude: Sequence[str] = ()) -> Doc:
     install_extensions()
-    nlp = spacy.load(model)
+    nlp = spacy.load(model, exclude=list(exclude))
     return nlp(text)
 
 

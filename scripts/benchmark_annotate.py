@@ -1,0 +1,57 @@
+"""Documents/s of `spacy-frames annotate` on one machine: 1 process, --n-process 2 and
+--dask local:2, over the same documents, each run a fresh CLI process (model loading and
+worker start-up included, as a user pays them). The outputs are compared byte for byte.
+
+    python scripts/benchmark_annotate.py MODEL CORPUS.spacy OUTPUT.json [--n-docs 400]
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import typer
+from spacy.tokens import DocBin
+from spacy.vocab import Vocab
+
+SETTINGS = {"1 process": [], "--n-process 2": ["--n-process", "2"], "--dask local:2": ["--dask", "local:2"]}
+
+
+def main(
+    model: str,
+    corpus: Path,
+    output: Path,
+    n_docs: int = typer.Option(400, help="Documents: the corpus's docs, consecutive ones joined three at a time (news-length paragraphs)"),
+    batch_size: int = typer.Option(32),
+):
+    texts = [doc.text for doc in DocBin().from_disk(corpus).get_docs(Vocab())]
+    docs = [" ".join(texts[i:i + 3]) for i in range(0, len(texts), 3)][:n_docs]
+    if len(docs) < n_docs:
+        sys.exit(f"{corpus} gives only {len(docs)} documents")
+    result = {"model": model, "corpus": str(corpus), "documents": len(docs), "words": sum(len(d.split()) for d in docs),
+              "batch_size": batch_size, "cpus": os.cpu_count(), "machine": platform.machine(), "runs": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "docs.txt"
+        source.write_text("".join(d.replace("\n", " ") + "\n" for d in docs), encoding="utf-8")
+        outputs = {}
+        for name, flags in SETTINGS.items():
+            out = Path(tmp) / f"{len(outputs)}.jsonl"
+            command = [sys.executable, "-m", "spacy_frames", "annotate", model, str(source), str(out),
+                       "--batch-size", str(batch_size), "--no-progress", *flags]
+            start = time.perf_counter()
+            subprocess.run(command, check=True)
+            seconds = time.perf_counter() - start
+            outputs[name] = out.read_bytes()
+            result["runs"][name] = {"seconds": round(seconds, 1), "documents_per_second": round(len(docs) / seconds, 2)}
+            typer.echo(f"{name}: {result['runs'][name]}")
+        first = next(iter(outputs.values()))
+        result["identical_outputs"] = all(data == first for data in outputs.values())
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    typer.run(main)
