@@ -212,3 +212,14 @@ def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path
     result = runner.invoke(app, ["annotate", str(tiny_frames_trf), "-", str(out), "--no-progress"], input="One line.\nTwo lines.\n")
     assert result.exit_code == 0, result.output
     assert [r["text"] for r in records(out)] == ["One line.", "Two lines."]
+
+
+def test_pipeline_benchmark_times_every_component(tiny_frames_trf):
+    from spacy_frames.tools.pipeline_benchmark import directory_size_mib, measure, model_directory
+
+    run = measure(str(tiny_frames_trf), TEXTS * 2, n_threads=1, batch_size=4, n_process=1)
+    nlp = spacy.load(tiny_frames_trf)
+    assert list(run["component_seconds"]) == ["tokenizer", *nlp.pipe_names]
+    assert run["words"] == sum(len(nlp.make_doc(t)) for t in TEXTS * 2) and run["words_per_second"] > 0
+    assert run["load_seconds"] > 0 and run["peak_rss_mib"] > 0
+    assert model_directory(str(tiny_frames_trf)) == tiny_frames_trf and directory_size_mib(tiny_frames_trf) > 0

@@ -66,6 +66,31 @@ def benchmark_cli(
         typer.echo(f"{row['model']}{label}: {row['words_per_second']} words/s, peak {row['peak_rss_mib']} MiB")
 
 
+@app.command("benchmark-pipeline")
+def benchmark_pipeline_cli(
+    # fmt: off
+    model: str = Arg(..., help="The full pipeline: installed package name or path"),
+    bare: str = Opt(..., "--bare", help="The bare transformer pipeline it is compared with"),
+    corpus: Path = Opt(..., "--corpus", help=".spacy corpus whose texts are annotated"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
+    n_threads: int = Opt(2, "--n-threads", help="Torch threads in all (split between processes)"),
+    n_words: int = Opt(20000, "--n-words", help="About this many words are annotated"),
+    # fmt: on
+):
+    """The pipeline in one run: words/s full vs bare (1 and 2 processes), component shares, peak memory, load time, size."""
+    import srsly
+
+    from ..tools.pipeline_benchmark import benchmark_pipeline
+
+    try:
+        result = benchmark_pipeline(model, bare, corpus, n_words=n_words, n_threads=n_threads)
+    except (FileNotFoundError, ValueError, OSError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    typer.echo(srsly.json_dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
+
+
 @app.command("annotate")
 def annotate_cli(
     # fmt: off

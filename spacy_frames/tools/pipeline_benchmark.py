@@ -1,0 +1,97 @@
+"""The packaged pipeline, measured in one run: words/s of the full pipeline and of the
+bare transformer (1 and 2 processes), each component's share of the time, peak memory,
+`spacy.load` time and the installed size.
+
+Every measurement runs in a fresh spawned process (tools/benchmark.py), so peak memory
+and load time are the pipeline's own.
+"""
+import multiprocessing
+import os
+import time
+from pathlib import Path
+from typing import Dict, List
+
+from .benchmark import load_texts
+
+
+def directory_size_mib(path: Path) -> float:
+    return round(sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()) / 2**20, 1)
+
+
+def model_directory(model: str) -> Path:
+    """A pipeline directory, or the data directory of an installed package."""
+    path = Path(model)
+    if path.exists():
+        return path
+    import spacy.util
+
+    package = spacy.util.get_package_path(model)
+    data = [p for p in package.iterdir() if p.is_dir() and (p / "config.cfg").exists()]
+    return data[0] if data else package
+
+
+def measure(model: str, texts: List[str], n_threads: int, batch_size: int, n_process: int) -> Dict:
+    """Run in a fresh process: load time, words/s with `n_process` processes (each with
+    n_threads // n_process torch threads, so both settings use the same cores), the time of
+    each component over the texts (one process), peak RSS of this process and its workers."""
+    import resource
+
+    import spacy
+    import torch
+
+    threads = max(1, n_threads // n_process)
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    nlp = spacy.load(model)
+    load_seconds = time.perf_counter() - start
+    list(nlp.pipe(texts[: max(1, len(texts) // 20)], batch_size=batch_size))  # warm-up
+    start = time.perf_counter()
+    n_words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size, n_process=n_process))
+    seconds = time.perf_counter() - start
+    result = {
+        "model": str(model), "pipeline": list(nlp.pipe_names), "n_process": n_process, "torch_threads_per_process": threads,
+        "load_seconds": round(load_seconds, 2), "docs": len(texts), "words": n_words,
+        "seconds": round(seconds, 2), "words_per_second": round(n_words / seconds, 1),
+    }
+    if n_process == 1:
+        result["component_seconds"] = component_seconds(nlp, texts, batch_size)
+    peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    result["peak_rss_mib"] = round(peak_kib / 1024, 1)
+    return result
+
+
+def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float]:
+    """Seconds per component over the texts: each component runs over all docs in turn."""
+    start = time.perf_counter()
+    docs = [nlp.make_doc(text) for text in texts]
+    seconds = {"tokenizer": time.perf_counter() - start}
+    for name, component in nlp.pipeline:
+        start = time.perf_counter()
+        docs = list(component.pipe(docs, batch_size=batch_size)) if hasattr(component, "pipe") else [component(d) for d in docs]
+        seconds[name] = time.perf_counter() - start
+    return {name: round(value, 3) for name, value in seconds.items()}
+
+
+def benchmark_pipeline(model: str, bare: str, corpus: Path, *, n_words: int = 20000, n_threads: int = 2, batch_size: int = 64) -> Dict:
+    texts = load_texts(corpus, n_words)
+    ctx = multiprocessing.get_context("spawn")
+    runs = {}
+    for name, path in (("full", model), ("bare_transformer", bare)):
+        for n_process in (1, 2):
+            with ctx.Pool(1) as pool:
+                runs[f"{name}_n_process_{n_process}"] = pool.apply(measure, (str(path), texts, n_threads, batch_size, n_process))
+    full = runs["full_n_process_1"]
+    total = sum(full["component_seconds"].values())
+    import torch
+
+    return {
+        "model": str(model), "bare_transformer": str(bare), "corpus": str(corpus), "n_threads": n_threads, "batch_size": batch_size,
+        "machine": {"cpus": os.cpu_count(), "torch": torch.__version__},
+        "words_per_second": {key: run["words_per_second"] for key, run in runs.items()},
+        "full_over_bare": round(full["words_per_second"] / runs["bare_transformer_n_process_1"]["words_per_second"], 3),
+        "component_share": {name: round(sec / total, 3) for name, sec in full["component_seconds"].items()},
+        "load_seconds": full["load_seconds"],
+        "peak_rss_mib": full["peak_rss_mib"],
+        "installed_size_mib": directory_size_mib(model_directory(model)),
+        "runs": runs,
+    }
