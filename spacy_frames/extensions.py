@@ -101,6 +101,11 @@ def get_doc_list(name: str, doc: Doc):
     return _as_lists(doc.user_data.get(_doc_key(name)))
 
 
+def get_doc_list_or_empty(name: str, doc: Doc):
+    # a module-level getter, not a lambda: extensions must pickle (n_process under spawn)
+    return get_doc_list(name, doc) or []
+
+
 def set_doc_value(name: str, doc: Doc, value) -> None:
     doc.user_data[_doc_key(name)] = value
 
@@ -157,7 +162,7 @@ def install_extensions() -> None:
     if not Doc.has_extension("discourse_relations"):
         Doc.set_extension(
             "discourse_relations",
-            getter=lambda doc: get_doc_list("discourse_relations", doc) or [],
+            getter=partial(get_doc_list_or_empty, "discourse_relations"),
             setter=partial(set_doc_value, "discourse_relations"),
         )
     # the gold of a converted relation doc (corpora/discourse.py), None elsewhere
@@ -168,5 +173,5 @@ def install_extensions() -> None:
     # media_framer: the frames whose score passes their threshold, best first; [] before it runs
     if not Doc.has_extension("media_frames"):
         Doc.set_extension(
-            "media_frames", getter=lambda doc: get_doc_list("media_frames", doc) or [], setter=partial(set_doc_value, "media_frames")
+            "media_frames", getter=partial(get_doc_list_or_empty, "media_frames"), setter=partial(set_doc_value, "media_frames")
         )

@@ -223,3 +223,12 @@ def test_pipeline_benchmark_times_every_component(tiny_frames_trf):
     assert run["words"] == sum(len(nlp.make_doc(t)) for t in TEXTS * 2) and run["words_per_second"] > 0
     assert run["load_seconds"] > 0 and run["peak_rss_mib"] > 0
     assert model_directory(str(tiny_frames_trf)) == tiny_frames_trf and directory_size_mib(tiny_frames_trf) > 0
+
+
+def test_pipeline_benchmark_two_processes_inside_a_fresh_process(tiny_frames_trf):
+    # benchmark-pipeline measures nlp.pipe(n_process=2) from inside a spawned worker
+    from spacy_frames.tools.pipeline_benchmark import measure_in_fresh_process
+
+    run = measure_in_fresh_process(str(tiny_frames_trf), TEXTS * 2, 2, 4, 2)
+    assert run["n_process"] == 2 and run["torch_threads_per_process"] == 1
+    assert run["words"] == sum(len(spacy.blank("en").make_doc(t)) for t in TEXTS * 2)

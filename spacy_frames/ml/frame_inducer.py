@@ -15,6 +15,7 @@
 The model maps (docs, targets) to (v_word, v_mask or None), unnormalised; the
 component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
 """
+from functools import partial
 from typing import List, Optional, Tuple
 
 import numpy
@@ -73,11 +74,16 @@ def build_frame_inducer(
 def build_class_weights() -> Model:
     """A (nC, nO) parameter "W", one row per class, left unset until the component
     initialises it; it has no forward computation of its own (the loss reads W)."""
+    return Model(CLASS_WEIGHTS, class_weights_forward, params={"W": None}, dims={"nC": None, "nO": None})
 
-    def forward(model: Model, X, is_train: bool):
-        return model.get_param("W"), lambda dY: X
 
-    return Model(CLASS_WEIGHTS, forward, params={"W": None}, dims={"nC": None, "nO": None})
+def class_weights_forward(model: Model, X, is_train: bool):
+    # module-level (not a closure) so the pipeline pickles for n_process under spawn
+    return model.get_param("W"), partial(return_input, X)
+
+
+def return_input(X, dY):
+    return X
 
 
 def frame_inducer_init(model: Model, X: Optional[InducerInput] = None, Y=None) -> None:

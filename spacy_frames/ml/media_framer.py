@@ -131,14 +131,23 @@ def build_use_doc_vectors(max_paragraphs: int = 40, threads: int = 1, cache_size
     """Frozen multilingual USE v3 article vectors: the mean of the (L2-normalised) vectors
     of the first `max_paragraphs` non-empty lines, L2-normalised; zeros for an empty doc.
     Loaded lazily (numpy only); vectors are cached by text, up to `cache_size` articles."""
-    # the encoder and the cache live in this closure, not in attrs (which are serialized)
-    state = {"encoder": None, "cache": {}}
-
-    def forward(model: Model, docs: List[Doc], is_train: bool):
-        return use_forward(model, state, docs)
-
-    return Model("use_doc_vectors", forward, attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size},
+    return Model("use_doc_vectors", UseForward(), attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size},
                  dims={"nO": USE_DIM})
+
+
+class UseForward:
+    """The forward of USEDocVectors. The loaded encoder and the vector cache live here, not
+    in attrs (which are serialized); a pickled copy (nlp.pipe(n_process=...) under spawn)
+    starts empty and loads the encoder again on first use."""
+
+    def __init__(self):
+        self.state = {"encoder": None, "cache": {}}
+
+    def __call__(self, model: Model, docs: List[Doc], is_train: bool):
+        return use_forward(model, self.state, docs)
+
+    def __reduce__(self):
+        return (UseForward, ())
 
 
 def load_use(threads: int):

@@ -12,6 +12,7 @@ A candidate never overlaps its target (the FE layer excludes the target; FEs tha
 overlap it are skipped in the data and counted). Sentences come from the pipeline when it
 sets them, else the whole doc is one sentence (the window still bounds the cost).
 """
+from functools import partial
 from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 from spacy.tokens import Doc, Span
@@ -29,19 +30,24 @@ def build_fe_candidate_suggester(max_ngram: int = 4, window: int = 30, subtrees:
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
 
-    def suggest(docs: Iterable[Doc], *, ops: Optional[Ops] = None, frames_key: str = FRAMES_KEY) -> Ragged:
-        rows = []
-        for doc in docs:
-            doc_rows: List[Tuple[int, int, int, int]] = []
-            for target in doc.spans[frames_key] if frames_key in doc.spans else []:
-                if not len(target):
-                    continue
-                for start, end in fe_candidates(doc, target, max_ngram, window, subtrees):
-                    doc_rows.append((target.start, target.end, start, end))
-            rows.append(doc_rows)
-        return to_ragged(rows, width=4, ops=ops)
+    # A partial of a module-level function, not a closure: the pipeline must pickle for
+    # nlp.pipe(n_process=...) under the spawn start method (macOS, Windows).
+    return partial(suggest_fe_candidates, max_ngram=max_ngram, window=window, subtrees=subtrees)
 
-    return suggest
+
+def suggest_fe_candidates(
+    docs: Iterable[Doc], *, ops: Optional[Ops] = None, frames_key: str = FRAMES_KEY, max_ngram: int = 4, window: int = 30, subtrees: bool = True
+) -> Ragged:
+    rows = []
+    for doc in docs:
+        doc_rows: List[Tuple[int, int, int, int]] = []
+        for target in doc.spans[frames_key] if frames_key in doc.spans else []:
+            if not len(target):
+                continue
+            for start, end in fe_candidates(doc, target, max_ngram, window, subtrees):
+                doc_rows.append((target.start, target.end, start, end))
+        rows.append(doc_rows)
+    return to_ragged(rows, width=4, ops=ops)
 
 
 def sentence_bounds(doc: Doc, target: Span) -> Tuple[int, int]:

@@ -7,6 +7,7 @@ and load time are the pipeline's own.
 """
 import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -72,14 +73,19 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
     return {name: round(value, 3) for name, value in seconds.items()}
 
 
+def measure_in_fresh_process(model: str, texts: List[str], n_threads: int, batch_size: int, n_process: int) -> Dict:
+    # A ProcessPoolExecutor worker is not daemonic, so nlp.pipe(n_process=2) may start
+    # its own workers inside it (a multiprocessing.Pool worker may not).
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(measure, model, texts, n_threads, batch_size, n_process).result()
+
+
 def benchmark_pipeline(model: str, bare: str, corpus: Path, *, n_words: int = 20000, n_threads: int = 2, batch_size: int = 64) -> Dict:
     texts = load_texts(corpus, n_words)
-    ctx = multiprocessing.get_context("spawn")
     runs = {}
     for name, path in (("full", model), ("bare_transformer", bare)):
         for n_process in (1, 2):
-            with ctx.Pool(1) as pool:
-                runs[f"{name}_n_process_{n_process}"] = pool.apply(measure, (str(path), texts, n_threads, batch_size, n_process))
+            runs[f"{name}_n_process_{n_process}"] = measure_in_fresh_process(str(path), texts, n_threads, batch_size, n_process)
     full = runs["full_n_process_1"]
     total = sum(full["component_seconds"].values())
     import torch
