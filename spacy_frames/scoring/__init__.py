@@ -5,6 +5,7 @@
 - `<task>_eval.py`: evaluation drivers that load a pipeline, run it over a converted
   corpus and compute the numbers written to metrics/ (the CLI and scripts call them);
 - `prf.py`: precision, recall and F1 from counts, used by all of them.
+- `report.py`: every score of a pipeline on gold data as one table (`spacy-frames evaluate`).
 
 frames: frame identification and target detection; induction: frame induction (with
 clustering/); discourse: discourse senses; media: media frames; frame_elements: FE spans.
