@@ -28,6 +28,17 @@ def test_empty_and_long_docs(transformer_nlp):
     assert all(len(doc._.trf_data.align[i].data) > 0 for i in range(len(doc)) if doc[i].text.isalpha())
 
 
+def test_windows_longer_than_the_positions_are_cut(transformer_nlp):
+    """Regression: the tiny BERT's tokenizer has no model_max_length (1e30) and 128
+    positions; a 32-token window of punctuation or URL pieces is hundreds of wordpieces
+    and crashed in the position embeddings until spacy-frames.TransformerModel.v1 capped it."""
+    positions = transformer_nlp.get_pipe("transformer").model.transformer.config.max_position_embeddings
+    for text in ["!?" * 400, "See https://example.com/" + "a/b-c_" * 600 + " now."]:
+        doc = transformer_nlp(text)
+        assert len(doc._.trf_data.align) == len(doc)
+        assert doc._.trf_data.wordpieces.input_ids.shape[1] <= positions
+
+
 def token_vectors(doc):
     """Mean wordpiece vector per token (independent of padding within a batch)."""
     trf = doc._.trf_data

@@ -405,4 +405,7 @@ def evaluate_media_cli(
         output.write_text(json.dumps(scores, indent=1))
     for lang, s in scores.items():
         typer.echo(f"{lang}\tmicro-F1 {s['micro_f1']:.3f}\tmacro-F1 {s['macro_f1']:.3f}\tn {s['n']}")
+
+
 from . import evaluate_cli  # noqa: E402,F401
+from . import robustness_cli  # noqa: E402,F401

@@ -10,7 +10,8 @@ trained pipeline is loaded: a packaged pipeline carries its own weights and must
 load on machines that have no encoder asset.
 
 Also here: the components' own encoder copies over texts (`build_text_encoder`):
-frame_identifier's frame-definition encoder and frame_inducer's masked-target encoder.
+frame_identifier's frame-definition encoder and frame_inducer's masked-target encoder;
+and `cap_wordpieces`, which keeps every window within the encoder's positions.
 """
 import os
 from pathlib import Path
@@ -96,7 +97,7 @@ def build_transformer_model(
     model = create_TransformerModel_v3(
         name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config
     )
-    model.init = checked_transformer_init
+    model.replace_callbacks(capped_transformer_forward, init=checked_transformer_init)
     return model
 
 
@@ -106,6 +107,58 @@ def checked_transformer_init(model: Model, X: Optional[List[Doc]] = None, Y=None
 
     check_encoder(model.attrs["name"])
     return transformer_init(model, X=X, Y=Y)
+
+
+# -- windows within the encoder's positions ------------------------------------------------
+# position ids start after the padding index in these models (RoBERTa's 514 = 512 + 2)
+OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text", "xmod")
+
+
+def usable_positions(config) -> Optional[int]:
+    """Wordpieces the encoder can take in one window (None when its config has no limit)."""
+    limit = getattr(config, "max_position_embeddings", None)
+    if not limit or limit <= 0:
+        return None
+    if getattr(config, "model_type", "") in OFFSET_POSITIONS:
+        limit -= (getattr(config, "pad_token_id", None) or 0) + 1
+    return limit
+
+
+def _is_transformer_model(node: Model) -> bool:
+    # not attrs["has_transformer"]: a copy made by replace_listeners keeps it False
+    return "set_transformer" in node.attrs and bool(node.layers) and bool(node.layers[0].shims)
+
+
+def _cap_transformer(node: Model) -> None:
+    hf_model = getattr(node.layers[0].shims[0], "_hfmodel", None)
+    tokenizer = getattr(hf_model, "tokenizer", None)
+    transformer = getattr(hf_model, "transformer", None)
+    if tokenizer is None or transformer is None:
+        return
+    limit = usable_positions(transformer.config)
+    if limit is not None and tokenizer.model_max_length > limit:
+        tokenizer.model_max_length = limit
+
+
+def cap_wordpieces(model: Model) -> None:
+    """Cap the tokenizer's `model_max_length` of every spacy-transformers TransformerModel
+    in `model` at the encoder's positions. spacy-transformers cuts each window to
+    `model_max_length` wordpieces; a tokenizer saved without that setting says 1e30, so
+    a window of URLs, punctuation or a 5,000-character token (hundreds of wordpieces)
+    reached the encoder uncut and failed in its position embeddings. The tokenizer is
+    rebuilt whenever the weights load, so this runs before every forward pass (cheap)."""
+    for node in model.walk():
+        if _is_transformer_model(node):
+            _cap_transformer(node)
+
+
+def capped_transformer_forward(model: Model, docs: List[Doc], is_train: bool):
+    """spacy-transformers' forward with the windows capped (module-level: picklable)."""
+    from spacy_transformers.layers.transformer_model import forward
+
+    if _is_transformer_model(model):
+        _cap_transformer(model)
+    return forward(model, docs, is_train)
 
 
 # -- own encoder copies over texts (frame definitions, masked sentences) --------------------

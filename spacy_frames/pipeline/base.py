@@ -7,8 +7,13 @@ A component subclasses `FramesPipe` and implements `predict`, `set_annotations`,
 `initialize` and `_update(examples, drop)`: the body of its update (its loss and the
 backprop), which returns the batch's loss or None when the batch holds nothing it learns
 from (its listener must then still be called: `sharing.skip_batch`).
+
+A file that cannot be read (missing, truncated, corrupted) raises `ModelDataError`,
+naming the file and saying to reinstall or retrain, instead of msgpack's or torch's
+bare message.
 """
-from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple, Union
 
 import srsly
 from spacy import util
@@ -20,11 +25,46 @@ from thinc.api import Model, Optimizer
 
 from ..extensions import install_extensions
 from ..ml.layers import consume_grad
+from ..ml.transformer import cap_wordpieces
 
 # (to bytes, from bytes, to disk, from disk) of one piece of a component's state
 StateIO = Tuple[Callable[[], bytes], Callable[[bytes], Any], Callable[[Any], None], Callable[[Any], Any]]
 # a parameter of a model: (node id, parameter name), as the optimizer keys it
 ParamKey = Tuple[int, str]
+
+
+class ModelDataError(OSError, ValueError):
+    """A file of a saved pipeline could not be read. An OSError and a ValueError (as
+    io.UnsupportedOperation is), so callers catching either report it cleanly."""
+
+
+def model_data_error(where: Union[str, Path], err: BaseException) -> ModelDataError:
+    """The error for `where` (a file, or what was read) that failed with `err`."""
+    inner = getattr(err, "filename", None) if isinstance(err, FileNotFoundError) else None
+    if inner and Path(inner) != Path(where):
+        reason = f"{inner} is missing"
+    elif isinstance(err, FileNotFoundError) or isinstance(where, Path) and not where.exists():
+        reason = "the file is missing"
+    else:
+        reason = f"{type(err).__name__}: {str(err).strip() or 'no details'}".rstrip(".")
+    return ModelDataError(
+        f"Could not read {where}: {reason}. The model directory is damaged or incomplete: "
+        "reinstall the package or retrain it."
+    )
+
+
+def _reading(reader: Callable[[Path], Any]) -> Callable[[Path], Any]:
+    """`reader` with its failure turned into a ModelDataError naming its file."""
+
+    def read(path: Path) -> Any:
+        try:
+            return reader(path)
+        except ModelDataError:
+            raise
+        except Exception as err:
+            raise model_data_error(path, err) from err
+
+    return read
 
 
 def default_tok2vec_config(width: int) -> str:
@@ -64,13 +104,16 @@ class FramesPipe(TrainablePipe):
         self.cfg = cfg
         self.scorer = scorer
 
-    # -- calls: the extensions exist in spawned n_process workers too --------------------
+    # -- calls: the extensions exist in spawned n_process workers too; an own transformer
+    # copy (replace_listeners) keeps its windows within the encoder's positions ----------
     def __call__(self, doc: Doc) -> Doc:
         install_extensions()
+        cap_wordpieces(self.model)
         return super().__call__(doc)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
         install_extensions()
+        cap_wordpieces(self.model)
         return super().pipe(stream, batch_size=batch_size)
 
     # -- training ----------------------------------------------------------------------
@@ -87,6 +130,7 @@ class FramesPipe(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, f"{type(self).__name__}.update")
+        cap_wordpieces(self.model)
         loss = self._update(examples, drop)
         if loss is None:
             return losses
@@ -151,7 +195,12 @@ class FramesPipe(TrainablePipe):
         deserialize = {"cfg": lambda b: self._set_cfg(srsly.json_loads(b)), "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude)}
         deserialize.update({key: io[1] for key, io in self._extra_state().items()})
         deserialize["model"] = self._load_model_bytes
-        util.from_bytes(bytes_data, deserialize, exclude)
+        try:
+            util.from_bytes(bytes_data, deserialize, exclude)
+        except ModelDataError:
+            raise
+        except Exception as err:
+            raise model_data_error(f"the serialized {self.name} component", err) from err
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
@@ -165,7 +214,7 @@ class FramesPipe(TrainablePipe):
         deserialize = {"cfg": lambda p: self._set_cfg(srsly.read_json(p)), "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude)}
         deserialize.update({key: io[3] for key, io in self._extra_state().items()})
         deserialize["model"] = self._load_model_file
-        util.from_disk(path, deserialize, exclude)
+        util.from_disk(path, {key: _reading(reader) for key, reader in deserialize.items()}, exclude)
         return self
 
     def _load_model_bytes(self, data: bytes) -> None:

@@ -1,0 +1,76 @@
+"""Loading a pipeline with an error that names the damaged file.
+
+Our components' deserialisers raise `ModelDataError` themselves (pipeline/base.py). The
+files spaCy core and spacy-transformers read do not: a damaged meta.json gives srsly's
+"Unexpected character found when decoding 'null'", a broken config.cfg confection's
+"File contains no section headers" (with file '<string>'), a truncated tagger, parser,
+tokenizer or transformer file msgpack's "Unpack failed: incomplete input", a missing one
+a FileNotFoundError from deep inside; none of them says what to do, and spacy.load has
+no hook to change that. So `check_model_dir` reads meta.json and config.cfg before
+spacy.load does, and `load_pipeline` loads and, when a reader fails inside spaCy's
+`util.from_disk` (every component, the vocab and the tokenizer are read through it),
+raises `ModelDataError` for the file that reader was given.
+"""
+import traceback
+from pathlib import Path
+from typing import Optional, Union
+
+from ..pipeline.base import ModelDataError, model_data_error
+
+
+def check_model_dir(path: Union[str, Path]) -> Path:
+    """Check that `path` is a pipeline directory whose meta.json and config.cfg can be
+    read; raise ModelDataError naming the file otherwise."""
+    import srsly
+    from spacy.util import load_config
+
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"No pipeline directory at {path}")
+    meta_path, config_path = path / "meta.json", path / "config.cfg"
+    try:
+        meta = srsly.read_json(meta_path)
+    except Exception as err:
+        raise model_data_error(meta_path, err) from err
+    if not isinstance(meta, dict):
+        raise model_data_error(meta_path, ValueError(f"a JSON object was expected, not {type(meta).__name__}"))
+    if not config_path.is_file():
+        raise model_data_error(config_path, FileNotFoundError(config_path))
+    try:
+        config = load_config(config_path, interpolate=False)
+    except Exception as err:
+        # confection's message spans lines and blank lines: keep what says why
+        raise model_data_error(config_path, ValueError(" ".join(str(err).split()))) from err
+    if not isinstance(config.get("nlp", {}).get("pipeline"), list):
+        raise model_data_error(config_path, ValueError("no [nlp] pipeline"))
+    return path
+
+
+def failed_file(err: BaseException) -> Optional[Path]:
+    """The file or directory the innermost `spacy.util.from_disk` reader was reading when
+    `err` was raised (None if it was raised elsewhere)."""
+    from spacy import util
+
+    found = None
+    for frame, _ in traceback.walk_tb(err.__traceback__):
+        if frame.f_code is util.from_disk.__code__ and "key" in frame.f_locals:
+            found = Path(frame.f_locals["path"]) / frame.f_locals["key"]
+    return found
+
+
+def load_pipeline(model: Union[str, Path], **kwargs):
+    """`spacy.load(model, **kwargs)`, a directory checked first, with a damaged file
+    reported as ModelDataError (see the module docstring)."""
+    import spacy
+
+    if Path(model).exists():
+        check_model_dir(model)
+    try:
+        return spacy.load(model, **kwargs)
+    except ModelDataError:
+        raise
+    except Exception as err:
+        where = failed_file(err)
+        if where is None:
+            raise
+        raise model_data_error(where, err) from err
