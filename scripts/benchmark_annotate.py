@@ -49,8 +49,26 @@ def main(
             typer.echo(f"{name}: {result['runs'][name]}")
         first = next(iter(outputs.values()))
         result["identical_outputs"] = all(data == first for data in outputs.values())
+        # where they differ: records, and the top-level fields that differ
+        result["differences"] = {name: record_differences(first, data) for name, data in outputs.items() if data != first}
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def record_differences(reference: bytes, other: bytes) -> dict:
+    ref, oth = reference.decode("utf-8").splitlines(), other.decode("utf-8").splitlines()
+    fields, examples = {}, []
+    for i, (a, b) in enumerate(zip(ref, oth)):
+        if a == b:
+            continue
+        a, b = json.loads(a), json.loads(b)
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                fields[key] = fields.get(key, 0) + 1
+                if len(examples) < 5:
+                    examples.append({"record": i, "field": key, "reference": a.get(key), "other": b.get(key)})
+    return {"records": len(ref), "other_records": len(oth), "differing_records": sum(x != y for x, y in zip(ref, oth)),
+            "differing_fields": fields, "examples": examples}
 
 
 if __name__ == "__main__":

@@ -239,15 +239,17 @@ def tune_detection_cli(
     output: Path = Opt(..., "--output", "-o", help="JSON file to write (the whole grid and the best cut-offs)"),
     corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus the cut-offs are tuned on"),
     output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen cut-offs here"),
+    train: Optional[Path] = Opt(None, "--train", help="Training corpus: also fit the target calibration (target rates from it, weights by cross-validation on dev) and save that"),
     # fmt: on
 ):
-    """Tune the target detector's cut-offs (in-lexicon and out-of-lexicon) for F1 on dev."""
+    """Tune the target detector's cut-offs (in-lexicon and out-of-lexicon) for F1 on dev;
+    with --train, fit the target calibration too (and use it)."""
     import json
 
     from ..scoring.frames_eval import tune_detection
 
     try:
-        result = tune_detection(model, corpus, output_model)
+        result = tune_detection(model, corpus, output_model, train=train)
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -257,6 +259,9 @@ def tune_detection_cli(
     if before:
         typer.echo(f"before: threshold {before['threshold']} oov {before['oov_threshold']}: P {before['target_p']} R {before['target_r']} F {before['target_f']}")
     typer.echo(f"best:   threshold {best['threshold']} oov {best['oov_threshold']}: P {best['target_p']} R {best['target_r']} F {best['target_f']}")
+    if "calibrated" in result:
+        cal = result["calibrated"]["best"]
+        typer.echo(f"calibrated (5-fold CV on dev): l2 {cal['l2']} threshold {cal['threshold']}: P {cal['target_p']} R {cal['target_r']} F {cal['target_f']}")
     if output_model is not None:
         typer.echo(f"saved to {output_model}")
 

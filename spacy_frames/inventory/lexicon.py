@@ -83,11 +83,14 @@ class Lexicon:
                 return lu
         return None
 
-    def candidates(self, doc: Doc, oov_pos: Iterable[str] = ()) -> List[Tuple[Span, Optional[str]]]:
-        """Non-overlapping candidate targets in document order: (span, LU or None).
+    def candidates(self, doc: Doc, oov_pos: Iterable[str] = (), overlapping: bool = False) -> List[Tuple[Span, Optional[str]]]:
+        """Candidate targets in document order: (span, LU or None).
 
         None marks an out-of-lexicon token whose POS is in `oov_pos`: only a
-        confident detector makes it a target.
+        confident detector makes it a target. By default the candidates do not
+        overlap (a multiword LU wins over its words, longest first); `overlapping`
+        gives every multiword match and every word, so that a scorer can choose
+        between "come to" and "come" in context ("who come to Pleasant Run").
         """
         oov_pos = set(oov_pos)
         lemmas = [token_lemma(t) for t in doc]
@@ -95,12 +98,14 @@ class Lexicon:
         found: List[Tuple[Span, Optional[str]]] = []
         i = 0
         while i < len(doc):
-            match = self._match_multi(lemmas, lowers, i)
-            if match is not None:
-                length, lu = match
+            matches = self._match_multi_all(lemmas, lowers, i)
+            if matches and not overlapping:
+                length, lu = matches[0]
                 found.append((doc[i : i + length], lu))
                 i += length
                 continue
+            # longest first, then the word itself: document order by (start, -length)
+            found.extend((doc[i : i + length], lu) for length, lu in matches)
             token = doc[i]
             lu = self.lookup(token)
             if lu is not None:
@@ -115,13 +120,19 @@ class Lexicon:
         exactly its tokens, else its single token's); None when it has none."""
         if len(span) == 1:
             return self.lookup(span[0])
-        match = self._match_multi([token_lemma(t) for t in span], [t.lower_ for t in span], 0)
-        return match[1] if match is not None and match[0] == len(span) else None
+        matches = self._match_multi_all([token_lemma(t) for t in span], [t.lower_ for t in span], 0)
+        return next((lu for length, lu in matches if length == len(span)), None)
 
     def _match_multi(self, lemmas: Sequence[str], lowers: Sequence[str], i: int) -> Optional[Tuple[int, str]]:
-        for key in {lemmas[i], lowers[i]}:
+        matches = self._match_multi_all(lemmas, lowers, i)
+        return matches[0] if matches else None
+
+    def _match_multi_all(self, lemmas: Sequence[str], lowers: Sequence[str], i: int) -> List[Tuple[int, str]]:
+        """Every multiword LU starting at word i, one per length, longest first."""
+        found: Dict[int, str] = {}
+        for key in sorted({lemmas[i], lowers[i]}):
             for words, lu in self.multi.get(key, ()):
                 n = len(words)
-                if i + n <= len(lemmas) and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words)):
-                    return n, lu
-        return None
+                if n not in found and i + n <= len(lemmas) and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words)):
+                    found[n] = lu
+        return sorted(found.items(), key=lambda item: -item[0])

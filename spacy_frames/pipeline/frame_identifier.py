@@ -40,6 +40,7 @@ from ..suggesters import suggested_spans
 from ..suggesters.frames import TargetBatch, build_frame_target_suggester, detection_examples, gold_targets, target_batch
 from .base import FramesPipe, default_tok2vec_config
 from .sharing import skip_batch, tie_to_transformer
+from .target_calibration import TargetCalibration, candidate_key, resolve_overlaps
 
 default_model_config = """
 [model]
@@ -68,6 +69,7 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "threshold": 0.5,
         "oov_threshold": 0.9,
         "oov_pos": ["NOUN", "VERB", "ADJ"],
+        "overlapping_candidates": False,
         "objective": "in_batch",
         "n_negatives": 15,
         "train_frame_encoder": True,
@@ -97,6 +99,7 @@ def make_frame_identifier(
     threshold: float,
     oov_threshold: float,
     oov_pos: List[str],
+    overlapping_candidates: bool,
     objective: str,
     n_negatives: int,
     train_frame_encoder: bool,
@@ -169,6 +172,7 @@ class FrameIdentifier(FramesPipe):
         threshold: float = 0.5,
         oov_threshold: float = 0.9,
         oov_pos: Sequence[str] = ("NOUN", "VERB", "ADJ"),
+        overlapping_candidates: bool = False,
         objective: str = "in_batch",
         n_negatives: int = 15,
         train_frame_encoder: bool = True,
@@ -185,7 +189,7 @@ class FrameIdentifier(FramesPipe):
             raise ValueError(f"frame_identifier: objective must be one of {OBJECTIVES}, got {objective!r}")
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "targets_key": targets_key, "top_k": top_k, "lexicon_filter": lexicon_filter,
-            "threshold": threshold, "oov_threshold": oov_threshold, "oov_pos": list(oov_pos), "objective": objective,
+            "threshold": threshold, "oov_threshold": oov_threshold, "oov_pos": list(oov_pos), "overlapping_candidates": overlapping_candidates, "objective": objective,
             "n_negatives": n_negatives, "train_frame_encoder": train_frame_encoder, "share_frame_encoder": share_frame_encoder,
             "frame_memory": frame_memory, "frame_memory_lr_scale": frame_memory_lr_scale, "detection_weight": detection_weight,
         }
@@ -198,6 +202,7 @@ class FrameIdentifier(FramesPipe):
         self.index = FrameIndex()  # names, definition vectors (base) and the memory (residual)
         self._rng = random.Random(0)
         self._tied_to_transformer = False  # frame encoder = the shared transformer's torch module
+        self.target_calibration = TargetCalibration()  # fitted by tune-detection --train
 
     # -- labels and frames -------------------------------------------------------------
     @property
@@ -234,12 +239,13 @@ class FrameIdentifier(FramesPipe):
         lexicon and out-of-lexicon candidates) with their lexical units."""
         docs = list(docs)
         suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=self.cfg["targets_key"],
-                                   oov_pos=self.cfg["oov_pos"])
+                                   oov_pos=self.cfg["oov_pos"], overlapping=self.cfg.get("overlapping_candidates", False))
         return target_batch(docs, suggested, self.lexicon, self.cfg["targets_key"])
 
     def candidates(self, docs: List[Doc]) -> List[List[Span]]:
         """The suggester's candidates without preset targets (the detector's negatives)."""
-        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=None, oov_pos=self.cfg["oov_pos"])
+        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=None, oov_pos=self.cfg["oov_pos"],
+                                   overlapping=self.cfg.get("overlapping_candidates", False))
         return suggested_spans(docs, suggested)
 
     # -- prediction ---------------------------------------------------------------------
@@ -265,13 +271,13 @@ class FrameIdentifier(FramesPipe):
         offset = 0
         for doc, spans, lus, preset in zip(batch.docs, batch.spans, batch.lexical_units, batch.preset):
             group = SpanGroup(doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": [], "target_probs": []})
+            doc_probs = probs[offset:offset + len(spans)] if probs is not None else []
+            keep = [True] * len(spans) if preset else self.detected(spans, lus, doc_probs)
             for i, (span, lu) in enumerate(zip(spans, lus)):
                 row = offset + i
-                in_lexicon = lu is not None and bool(self.inventory.frames_for_lu(lu))
-                if not preset:
-                    cutoff = self.cfg["threshold"] if in_lexicon else self.cfg["oov_threshold"]
-                    if probs[row] < cutoff:
-                        continue
+                in_lexicon = self.in_lexicon(lu)
+                if not keep[i]:
+                    continue
                 ranking = [[self.index.names[j], round(float(s), 4)] for s, j in zip(scores[row], ids[row]) if j >= 0]
                 candidates = self.inventory.frames_for_lu(lu) if lu else []
                 if self.cfg["lexicon_filter"] and candidates:
@@ -291,6 +297,23 @@ class FrameIdentifier(FramesPipe):
                 group.attrs["target_probs"].append(round(float(probs[row]), 4))
             offset += len(spans)
             doc.spans[self.cfg["spans_key"]] = group
+
+    def in_lexicon(self, lu: Optional[str]) -> bool:
+        return lu is not None and bool(self.inventory.frames_for_lu(lu))
+
+    def detected(self, spans: Sequence[Span], lus: Sequence[Optional[str]], probs: Sequence[float]) -> List[bool]:
+        """Which candidates of one doc are targets: the calibrated score (when tuned with
+        --train) against `threshold`, else the detector probability against `threshold` /
+        `oov_threshold`; then overlapping candidates compete by that score."""
+        known = [self.in_lexicon(lu) for lu in lus]
+        if self.target_calibration.is_fitted and len(spans):
+            keys = [candidate_key(span, lu if k else None) for span, lu, k in zip(spans, lus, known)]
+            scores = self.target_calibration.score(self.target_calibration.features(keys, probs, spans, known))
+            keep = [float(s) >= self.cfg["threshold"] for s in scores]
+        else:
+            scores = probs
+            keep = [float(p) >= (self.cfg["threshold"] if k else self.cfg["oov_threshold"]) for p, k in zip(probs, known)]
+        return resolve_overlaps(spans, [float(s) for s in scores], keep)
 
     # -- frame vectors ------------------------------------------------------------------
     def _encode_frames(self, names: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
@@ -496,6 +519,8 @@ class FrameIdentifier(FramesPipe):
                 lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
             ),
             "frame_index": (self.index.to_bytes, self.index.from_bytes, self.index.to_disk, self.index.from_disk),
+            "target_calibration": (self.target_calibration.to_bytes, self.target_calibration.from_bytes,
+                                   self.target_calibration.to_disk, self.target_calibration.from_disk),
         }
 
     def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:

@@ -200,26 +200,47 @@ def tune_detection(
     output_model: Optional[Path] = None,
     thresholds: Iterable[float] = DEFAULT_THRESHOLDS,
     oov_thresholds: Iterable[float] = DEFAULT_OOV_THRESHOLDS,
+    train: Optional[Path] = None,
 ) -> Dict:
     """Choose the detector cut-offs with the best target F1 on `corpus` (a dev
     set) and, if output_model is given, save the pipeline with them: in the
     component's cfg (what a loaded pipeline uses) and in config.cfg (what a
-    reader of the pipeline sees), so the two agree."""
+    reader of the pipeline sees), so the two agree. With `train` (the training
+    corpus), also fit the target calibration (scoring/detection.py): its
+    cross-validated dev scores are under "calibrated", and it is what is saved."""
+    from ..pipeline.target_calibration import TargetCalibration
+    from .detection import tune_calibrated_detection
+
     install_extensions()
     nlp = spacy.load(model)
     if "frame_identifier" not in nlp.pipe_names:
         raise ValueError(f"{model} has no frame_identifier component (pipeline: {nlp.pipe_names})")
+    for path in [corpus] + ([train] if train is not None else []):
+        if not Path(path).exists():
+            raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert` first.")
+    pipe = nlp.get_pipe("frame_identifier")
+    before = {"threshold": pipe.cfg["threshold"], "oov_threshold": pipe.cfg["oov_threshold"]}
+    # the cut-offs of the detector alone: no calibration, no overlapping candidates
+    pipe.target_calibration = TargetCalibration()
+    pipe.cfg["overlapping_candidates"] = False
     examples = frame_examples(nlp, corpus, gold_targets=False)
     result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds)
     result.update({"model": str(model), "corpus": str(corpus)})
-    pipe = nlp.get_pipe("frame_identifier")
     result["before"] = next(
-        (row for row in result["grid"] if row["threshold"] == pipe.cfg["threshold"] and row["oov_threshold"] == pipe.cfg["oov_threshold"]),
+        (row for row in result["grid"] if row["threshold"] == before["threshold"] and row["oov_threshold"] == before["oov_threshold"]),
         None,
     )
+    chosen = {key: result["best"][key] for key in ("threshold", "oov_threshold")}
+    chosen["overlapping_candidates"] = False
+    if train is not None:
+        calibrated = tune_calibrated_detection(nlp, examples, frame_examples(nlp, train, gold_targets=False))
+        calibrated["train"] = str(train)
+        result["calibrated"] = calibrated
+        chosen.update({"threshold": calibrated["best"]["threshold"], "overlapping_candidates": True})
     if output_model is not None:
-        save_with_settings(nlp, "frame_identifier", {key: result["best"][key] for key in ("threshold", "oov_threshold")}, output_model)
+        save_with_settings(nlp, "frame_identifier", chosen, output_model)
         result["saved"] = str(output_model)
+        result["saved_settings"] = chosen
     return result
 
 

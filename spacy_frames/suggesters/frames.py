@@ -31,7 +31,8 @@ from . import suggested_spans, to_ragged
 @registry.misc("spacy-frames.frame_target_suggester.v1")
 def build_frame_target_suggester() -> Callable[..., Ragged]:
     """frame_identifier's targets. Context: `lexicon` (the component's), `targets_key`
-    (the key of preset targets; None: the lexicon's candidates only) and `oov_pos`."""
+    (the key of preset targets; None: the lexicon's candidates only), `oov_pos` and
+    `overlapping` (a multiword LU's words are candidates too)."""
     return suggest_frame_targets
 
 
@@ -42,13 +43,14 @@ def suggest_frame_targets(
     lexicon: Lexicon,
     targets_key: Optional[str] = TARGETS_KEY,
     oov_pos: Sequence[str] = (),
+    overlapping: bool = False,
 ) -> Ragged:
     rows = []
     for doc in docs:
         if targets_key is not None and targets_key in doc.spans:
             spans = [s for s in doc.spans[targets_key] if len(s)]  # empty spans are no targets
         else:
-            spans = [span for span, _ in lexicon.candidates(doc, oov_pos=oov_pos)]
+            spans = [span for span, _ in lexicon.candidates(doc, oov_pos=oov_pos, overlapping=overlapping)]
         rows.append([(s.start, s.end) for s in spans])
     return to_ragged(rows, ops=ops)
 
