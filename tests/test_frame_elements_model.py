@@ -128,3 +128,24 @@ def test_bad_input_gives_clear_errors():
         set_fe_vectors(model, numpy.zeros((3, 4)))
     (scores, mask) = model.predict((docs, [[], []], []))
     assert scores.shape[0] == 0 and mask.shape[0] == 0
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}])
+def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
+    """predict() projects the pooled blocks once per distinct span instead of building the
+    (rows, 5 * width) features: the same scores (dropout 0.1 is off at prediction)."""
+    import spacy_frames.ml.frame_elements as fe_module
+
+    docs, rows, options, _ = toy()
+    model = build_frame_element_scorer(
+        registry.architectures.get("spacy.HashEmbedCNN.v2")(
+            width=32, depth=1, embed_size=500, window_size=1, maxout_pieces=2, subword_features=True, pretrained_vectors=None),
+        hidden_width=16, dropout=0.1, **kwargs)
+    set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(5, 8)))
+    model.initialize(X=(docs, rows, options))
+    assert fe_module._first_layer(model.layers[1]) is not None
+    fast, fast_mask = model.predict((docs, rows, options))
+    monkeypatch.setattr(fe_module, "_first_layer", lambda span_mlp: None)
+    slow, slow_mask = model.predict((docs, rows, options))
+    assert numpy.array_equal(fast_mask, slow_mask)
+    numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
