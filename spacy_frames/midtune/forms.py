@@ -226,7 +226,7 @@ def foreign_form(forms: Sequence[SemanticForm], index: int, rng: Random) -> Opti
     return forms[rng.choice(candidates)].copy()
 
 
-NEGATIVE_KINDS: Dict[str, Callable] = {
+NEGATIVE_KINDS: Dict[str, Optional[Callable]] = {
     "drop_role": drop_role,
     "drop_filler": drop_filler,
     "swap_fillers": swap_fillers,
