@@ -100,6 +100,8 @@ setup(
             "spacy-frames.HierarchicalContrastiveLoss.v1 = spacy_frames.losses:configure_hierarchical_contrastive_loss",
             "spacy-frames.LabelAwareContrastiveLoss.v1 = spacy_frames.losses:configure_label_aware_contrastive_loss",
             "spacy-frames.FrameElementLoss.v1 = spacy_frames.losses:configure_frame_element_loss",
+            "spacy-frames.MidtuneTripletLoss.v1 = spacy_frames.losses:configure_midtune_triplet_loss",
+            "spacy-frames.MidtunePairLoss.v1 = spacy_frames.losses:configure_midtune_pair_loss",
         ],
         "spacy_misc": [
             "spacy-frames.frame_inventory.v1 = spacy_frames.corpora.framenet:create_inventory_loader",

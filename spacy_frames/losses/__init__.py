@@ -9,12 +9,21 @@ numpy/cupy through thinc ops: no torch.
   Softmax, ArcFace, AdaCos);
 - discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense;
 - media.py: the label-aware (HeroCon-style) contrastive loss of media_framer;
-- frame_elements.py: candidate spans against their frame's FE definitions.
+- frame_elements.py: candidate spans against their frame's FE definitions;
+- midtune.py: semantic mid-tuning, sentence against the linearised form of its parse
+  (triplet, and pair classification over SBERT-style pair features).
 """
 from .base import ComputedLoss
 from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
 from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
 from .frame_elements import FrameElementLoss, configure_frame_element_loss
+from .midtune import (
+    MidtunePairLoss,
+    MidtuneTripletLoss,
+    configure_midtune_pair_loss,
+    configure_midtune_triplet_loss,
+    pair_features,
+)
 from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
 from .metric import (
     AdaCosLoss,
@@ -41,6 +50,9 @@ __all__ = [
     "HierarchicalContrastiveLoss",
     "LabelAwareContrastiveLoss",
     "FrameElementLoss",
+    "MidtuneTripletLoss",
+    "MidtunePairLoss",
+    "pair_features",
     "configure_info_nce",
     "configure_binary_cross_entropy",
     "configure_triplet_loss",
@@ -51,4 +63,6 @@ __all__ = [
     "configure_hierarchical_contrastive_loss",
     "configure_label_aware_contrastive_loss",
     "configure_frame_element_loss",
+    "configure_midtune_triplet_loss",
+    "configure_midtune_pair_loss",
 ]

@@ -1,0 +1,37 @@
+"""Semantic mid-tuning (Umair & Ferraro 2021, issue 26): a sentence encoder (E1) and a
+semantic-form encoder (E2) trained so that a sentence is close to the linearised form of
+its own parse and far from corrupted or foreign forms.
+
+- `forms`: forms from FrameNet frames or the dependency parse, their linearisation and
+  negatives;
+- the losses are in `spacy_frames.losses.midtune` (MidtuneTripletLoss, MidtunePairLoss).
+"""
+from .forms import (
+    FRAME,
+    PRED,
+    Predicate,
+    SemanticForm,
+    dependency_form,
+    drop_filler,
+    drop_role,
+    foreign_form,
+    framenet_form,
+    linearize,
+    negatives,
+    swap_fillers,
+)
+
+__all__ = [
+    "FRAME",
+    "PRED",
+    "Predicate",
+    "SemanticForm",
+    "framenet_form",
+    "dependency_form",
+    "linearize",
+    "drop_role",
+    "drop_filler",
+    "swap_fillers",
+    "foreign_form",
+    "negatives",
+]
