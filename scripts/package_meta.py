@@ -43,8 +43,8 @@ SCORES: List[Score] = [
     *[Score(k, ELEMENTS, f"fn15_test.{k}", 0.01, "FrameNet 1.5 test, gold targets and frames", "evaluate-frame-elements")
       for k in ("fe_p", "fe_r", "fe_f")],
     Score("fe_f_end_to_end", ELEMENTS, "fn15_test_end_to_end.fe_f", 0.01, "FrameNet 1.5 test, raw text (predicted targets and frames)", "evaluate-frame-elements"),
-    Score("induced_bcf", INDUCER, "verb.all.bcf", 0.01, "FrameNet 1.7 dev verb targets, the packaged centroids (BCubed F1)", "score-inducer-fn17"),
-    Score("induced_pif", INDUCER, "verb.all.pif", 0.01, "FrameNet 1.7 dev verb targets, the packaged centroids (purity / inverse-purity F1)", "score-inducer-fn17"),
+    Score("induce_bcf", INDUCER, "verb.all.bcf", 0.01, "FrameNet 1.7 dev verb targets, the packaged centroids (BCubed F1)", "score-inducer-fn17"),
+    Score("induce_pif", INDUCER, "verb.all.pif", 0.01, "FrameNet 1.7 dev verb targets, the packaged centroids (purity / inverse-purity F1)", "score-inducer-fn17"),
     *[Score(f"disc_{level}_{name}", DISCOURSE, f"gdtb_test.{level}.{name}", 0.01, "GDTB test implicit relations, the main job's model", "evaluate-discourse")
       for level in ("l1", "l2") for name in ("acc", "macro_f1")],
     *[Score(f"media_{name}", MEDIA, f"scores.test.all.{name}", 1.0, "SemEval-2023 task 3 English, the fixed held-out split, the main job's model", "train-media")
