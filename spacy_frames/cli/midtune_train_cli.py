@@ -1,0 +1,78 @@
+"""`spacy-frames midtune-parse` (parse the sentence sample with en_frames_trf, cached) and
+`spacy-frames midtune` (train E1 / E2 on the parses, save E1 as an encoder directory)."""
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import app, Arg, Opt, _fail
+
+
+@app.command("midtune-parse")
+def midtune_parse_cli(
+    # fmt: off
+    model: str = Arg(..., help="Pipeline that parses the sentences (en_frames_trf: frames, FEs, dependency parse)"),
+    sample: Path = Arg(..., help="sentences.jsonl of `spacy-frames midtune-sample`"),
+    output: Path = Arg(..., help=".spacy DocBin of the parsed sentences (the cache)"),
+    limit: Optional[int] = Opt(None, "--limit", help="Parse only the first N sentences"),
+    batch_size: int = Opt(32, "--batch-size"),
+    # fmt: on
+):
+    """Parse the mid-tuning sample once; the DocBin keeps frames, FEs and the dependency parse."""
+    import spacy
+    import srsly
+    from spacy.tokens import DocBin
+    from tqdm import tqdm
+
+    from ..extensions import install_extensions
+
+    if not sample.is_file():
+        _fail(FileNotFoundError(f"Sample '{sample}' not found: run `spacy project run midtune-sample` first."))
+    texts = [record["text"] for record in srsly.read_jsonl(sample)][:limit]
+    if not texts:
+        _fail(ValueError(f"Sample '{sample}' holds no sentences."))
+    try:
+        install_extensions()
+        nlp = spacy.load(model, exclude=["frame_inducer", "discourse_sense", "media_framer"])
+    except (OSError, ValueError) as err:
+        _fail(err)
+    docbin = DocBin(store_user_data=True)
+    for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(texts), desc="parsing", unit="sent"):
+        docbin.add(doc)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    docbin.to_disk(output)
+    typer.secho(f"✔ {len(texts)} parsed sentences written to {output}", fg=typer.colors.GREEN)
+
+
+@app.command("midtune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def midtune_cli(
+    ctx: typer.Context,
+    # fmt: off
+    config_path: Path = Arg(..., help="configs/midtune.cfg"),
+    parses: Path = Arg(..., help="Parsed sentences (.spacy, from midtune-parse)"),
+    output: Path = Arg(..., help="Directory: encoder/ (E1, usable as paths.encoder), summary.json, losses.json"),
+    # fmt: on
+):
+    """Mid-tune a sentence encoder on the parses (overrides as in spacy train: --midtune.form dependency)."""
+    import spacy
+    from spacy.cli._util import parse_config_overrides
+    from spacy.tokens import DocBin
+    from spacy.util import registry
+
+    from ..extensions import install_extensions
+    from ..midtune.train import midtune
+
+    try:
+        if not parses.is_file():
+            raise FileNotFoundError(f"Parses '{parses}' not found: run `spacy-frames midtune-parse` first.")
+        config = spacy.util.load_config(config_path, overrides=parse_config_overrides(ctx.args), interpolate=True)
+        from ..ml.transformer import check_encoder
+
+        check_encoder(str(config["paths"]["encoder"]))
+        resolved = registry.resolve(config, validate=False)
+        install_extensions()
+        docs = list(DocBin().from_disk(parses).get_docs(spacy.blank("en").vocab))
+        summary = midtune(resolved, docs, output, log=typer.echo)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    typer.secho(f"✔ E1 saved to {summary['encoder']} (loss {summary['loss_first']} -> {summary['loss_last']})", fg=typer.colors.GREEN)
