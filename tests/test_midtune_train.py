@@ -3,7 +3,6 @@ both encoders move, and the saved E1 is an encoder directory `paths.encoder` acc
 import spacy
 import srsly
 from spacy.tokens import Doc, DocBin
-from thinc.api import Config
 from typer.testing import CliRunner
 
 from spacy_frames.cli import app
@@ -83,10 +82,10 @@ def test_bad_settings_fail_clearly(tiny_bert, tmp_path):
 def test_midtune_cli(tiny_bert, tmp_path):
     docbin = DocBin(store_user_data=True, docs=parsed_docs(spacy.blank("en").vocab))
     docbin.to_disk(tmp_path / "parses.spacy")
-    cfg_path = tmp_path / "midtune.cfg"
-    Config().from_disk("configs/midtune.cfg").to_disk(cfg_path)
-    args = ["midtune", str(cfg_path), str(tmp_path / "parses.spacy"), str(tmp_path / "out"), "--paths.encoder", str(tiny_bert),
-            "--midtune.form", "dependency", "--midtune.max_steps", "4", "--midtune.batch_size", "4"]
+    from conftest import TEST_CONFIG_DIR
+
+    cfg_path = TEST_CONFIG_DIR / "midtune.cfg"
+    args = ["midtune", str(cfg_path), str(tmp_path / "parses.spacy"), str(tmp_path / "out"), "--paths.encoder", str(tiny_bert)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert srsly.read_json(tmp_path / "out" / "summary.json")["steps"] == 4
