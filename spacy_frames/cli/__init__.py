@@ -415,3 +415,4 @@ def evaluate_media_cli(
 from . import evaluate_cli  # noqa: E402,F401
 from . import robustness_cli  # noqa: E402,F401
 from . import midtune_train_cli  # noqa: E402,F401
+from . import render_cli  # noqa: E402,F401
