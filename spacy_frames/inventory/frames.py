@@ -339,3 +339,30 @@ class FrameInventory:
             f"<FrameInventory source='{self.source}' frames={len(self)} "
             f"lexical_units={self.n_lexical_units} relations={self.relation_counts()}>"
         )
+
+
+def carried_frames(old: "FrameInventory", new: "FrameInventory") -> Dict[str, str]:
+    """For each frame of `new`, the frame of `old` whose learned state it should inherit.
+
+    When the two inventories number frames alike (most frames present in both under one
+    name have the same ID: two FrameNet releases), a frame follows its ID, so a renamed
+    frame keeps its state (FN1.5 Becoming -> FN1.7 Transition_to_state) and a new frame
+    that reuses an old name (FN1.7's own "Becoming") starts fresh. Otherwise (a toy or
+    hand-made inventory) frames follow their names."""
+    shared = [n for n in new.frames if n in old.frames]
+    same_id = sum(old.frames[n].get("id") == new.frames[n].get("id") for n in shared)
+    if not shared or same_id * 2 < len(shared):
+        return {n: n for n in new.frames if n in old.frames}
+    by_id = {info.get("id"): name for name, info in old.frames.items() if info.get("id") is not None}
+    carried = {}
+    for name, info in new.frames.items():
+        source = by_id.get(info.get("id"))
+        if source is not None:
+            carried[name] = source
+    return carried
+
+
+def renamed_frames(old: "FrameInventory", new: "FrameInventory") -> Dict[str, Optional[str]]:
+    """Each frame of `old` as it is named in `new` (by frame ID; None: not in `new`)."""
+    by_id = {info.get("id"): name for name, info in new.frames.items()}
+    return {name: by_id.get(info.get("id")) for name, info in old.frames.items()}

@@ -28,7 +28,7 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..corpora.readers import is_partial
 from ..extensions import FRAMES_KEY, TARGETS_KEY
-from ..inventory.frames import FrameInventory
+from ..inventory.frames import FrameInventory, carried_frames
 from ..inventory.index import FrameIndex
 from ..inventory.lexicon import Lexicon
 from ..losses import BinaryCrossEntropy, InfoNCE
@@ -333,15 +333,17 @@ class FrameIdentifier(FramesPipe):
             out[rows] = self.model.ops.to_numpy(vectors)
         return out
 
-    def _refresh_frame_vectors(self) -> None:
-        """Encode every frame of the inventory; learned memory offsets are kept by frame name."""
+    def _refresh_frame_vectors(self, carried: Optional[Dict[str, str]] = None) -> None:
+        """Encode every frame of the inventory; learned memory offsets are kept by frame
+        name, or as `carried` says (new name -> old name: `carried_frames`)."""
         names = self.inventory.names
         residual = None
         memory = self._memory()
         if memory is not None:
             old = dict(zip(self.index.names, memory))
             width = memory.shape[1]
-            residual = numpy.stack([old.get(n, numpy.zeros(width, dtype="float32")) for n in names]) if names else None
+            source = carried if carried is not None else {n: n for n in names}
+            residual = numpy.stack([old.get(source.get(n, ""), numpy.zeros(width, dtype="float32")) for n in names]) if names else None
         self.index.build(names, self._encode_frames(names), residual)
         self._set_memory(self.index.residual)
 
@@ -525,10 +527,12 @@ class FrameIdentifier(FramesPipe):
 
     def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:
         """Use another frame inventory (e.g. FrameNet 1.7's): frames, lexicon and
-        relations are replaced and every definition is encoded (no retraining)."""
-        self.inventory = inventory
+        relations are replaced and every definition is encoded (no retraining). A frame's
+        learned memory follows it by FrameNet frame ID when the two releases share IDs
+        (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name."""
+        previous, self.inventory = self.inventory, inventory
         self.lexicon = Lexicon(inventory)
         if reindex:
-            self._refresh_frame_vectors()
+            self._refresh_frame_vectors(carried_frames(previous, inventory))
         else:
             self.index.mark_stale()

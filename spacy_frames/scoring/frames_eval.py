@@ -6,7 +6,7 @@ standard gold-target setting) or not (raw text: target detection included).
 """
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import spacy
 from spacy.language import Language
@@ -67,6 +67,23 @@ def subset(examples: Iterable[Example], keep) -> List[Example]:
         ]
         out.append(Example(predicted, reference))
     return out
+
+
+def relabel(examples: Iterable[Example], mapping: Dict[str, Optional[str]]) -> Tuple[List[Example], int]:
+    """The examples with each gold target's frame renamed by `mapping` (old name -> new
+    name; None: the frame is gone and its targets are dropped); returns them and how many
+    targets were dropped. Predicted docs are left as they are."""
+    out, dropped = [], 0
+    for eg in examples:
+        reference = eg.reference.copy()
+        gold = list(eg.reference.spans.get(TARGETS_KEY, []))
+        kept = [(s, mapping.get(s.label_, s.label_)) for s in gold]
+        dropped += sum(label is None for _, label in kept)
+        reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=label) for s, label in kept if label is not None]
+        if gold and not reference.spans[TARGETS_KEY]:
+            continue
+        out.append(Example(eg.predicted, reference))
+    return out, dropped
 
 
 # -- the lookup-table baseline -------------------------------------------------------------
