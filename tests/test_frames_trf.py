@@ -99,3 +99,46 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
         for _, proc in nlp.pipeline:
             proc.finish_update(optimizer)
         assert not numpy.allclose(before, weights()), f"the transformer did not step ({losses})"
+
+
+def test_assembled_inducer_saves_its_tied_mask_encoder_once(tiny_frames_trf, trained_inducer):
+    """After replace_listeners the inducer's mask encoder runs the same weights as its own
+    transformer copy: they are saved once and tied again on load, with the same v_mask."""
+    import copy
+
+    import torch
+
+    from spacy_frames.pipeline.sharing import own_transformer_wrapper
+
+    nlp = spacy.load(tiny_frames_trf)
+    inducer = nlp.get_pipe("frame_inducer")
+    assert inducer.cfg["mask_encoder_weights"] == "tok2vec"
+    mask_module = inducer.model.get_ref("mask_encoder").layers[0].shims[0]._model
+    own = own_transformer_wrapper(inducer.model.get_ref("tok2vec")).shims[0]._model
+    assert mask_module.encoder is own
+    # the same v_mask as the trained inducer, which stored its (tied) weights itself
+    standalone = spacy.load(trained_inducer)
+    assert standalone.get_pipe("frame_inducer").cfg["mask_encoder_weights"] == "own"
+    references = toy_instance_docs(nlp.vocab)[:4]
+    docs = [standalone.get_pipe("transformer")(preset(standalone, ref)) for ref in references]
+    _, _, expected = standalone.get_pipe("frame_inducer").embed(docs, alpha=0.5)
+    _, _, v_mask = inducer.embed([preset(nlp, ref) for ref in references], alpha=0.5)
+    assert v_mask == pytest.approx(expected, abs=1e-5)
+    # to_bytes / from_bytes keep the tie; weights that differ are saved with the mask encoder
+    once = inducer.to_bytes()
+    reloaded = spacy.load(tiny_frames_trf).get_pipe("frame_inducer").from_bytes(once)
+    reloaded_mask = reloaded.model.get_ref("mask_encoder").layers[0].shims[0]._model
+    assert reloaded_mask.encoder is own_transformer_wrapper(reloaded.model.get_ref("tok2vec")).shims[0]._model
+    mask_module.encoder = copy.deepcopy(own)
+    with torch.no_grad():
+        next(mask_module.encoder.parameters()).add_(1e-3)
+    twice = inducer.to_bytes()
+    assert inducer.cfg["mask_encoder_weights"] == "own"
+    assert len(twice) - len(once) > 0.9 * sum(p.numel() * 4 for p in own.parameters())
+
+
+def test_inducer_saved_with_shared_mask_weights_needs_its_own_transformer(trained_inducer):
+    inducer = spacy.load(trained_inducer).get_pipe("frame_inducer")  # listens to the pipeline's transformer
+    inducer.cfg["mask_encoder_weights"] = "tok2vec"
+    with pytest.raises(ValueError, match="no transformer of its own"):
+        inducer._after_model_load()

@@ -22,6 +22,9 @@ class DefinitionEncoder(torch.nn.Module):
         self.max_length = max_length
         self.encoder = None
         self.tokenizer = None  # a plain attribute: not part of the state dict
+        # True when the owner saves these weights elsewhere (a tied copy of its own
+        # transformer): serialization then writes the config and tokenizer only
+        self.weights_stored_elsewhere = False
 
     @property
     def width(self) -> int:
@@ -82,6 +85,8 @@ def serialize_definition_encoder(module: DefinitionEncoder) -> bytes:
         module.encoder.config.save_pretrained(tmp)
         module.tokenizer.save_pretrained(tmp)
         files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
+    if getattr(module, "weights_stored_elsewhere", False):
+        return srsly.msgpack_dumps({"files": files, "state": b"", "max_length": module.max_length, "weights": "elsewhere"})
     buffer = io.BytesIO()
     torch.save(module.state_dict(), buffer)
     return srsly.msgpack_dumps({"files": files, "state": buffer.getvalue(), "max_length": module.max_length})
@@ -100,8 +105,23 @@ def deserialize_definition_encoder(module: DefinitionEncoder, data: bytes, devic
         config = AutoConfig.from_pretrained(tmp)
         tokenizer = AutoTokenizer.from_pretrained(tmp)
     module.set_encoder(AutoModel.from_config(config), tokenizer)
+    if msg.get("weights") == "elsewhere":
+        # the owner ties this module to the weights it saved once (frame_inducer's mask
+        # encoder to its own transformer copy) right after loading
+        module.weights_stored_elsewhere = True
+        return module.to(device)
     module.load_state_dict(torch.load(io.BytesIO(msg["state"]), map_location=device))
     return module.to(device)
+
+
+def same_weights(module_a, module_b) -> bool:
+    """Whether two Hugging Face modules hold the same tensors (the same object, or equal values)."""
+    if module_a is module_b:
+        return True
+    state_a, state_b = module_a.state_dict(), module_b.state_dict()
+    return state_a.keys() == state_b.keys() and all(
+        state_a[key].shape == state_b[key].shape and torch.equal(state_a[key], state_b[key]) for key in state_a
+    )
 
 
 def build_definition_encoder_wrapper(max_length: int, module_class=DefinitionEncoder) -> Model[List[str], Floats2d]:

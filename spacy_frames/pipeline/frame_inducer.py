@@ -43,7 +43,7 @@ from ..scoring.induction import score_frame_induction
 from ..suggesters import suggested_spans
 from ..suggesters.frames import build_predicate_suggester, is_predicate, target_lemma
 from .base import CfgLabels, FramesPipe, default_tok2vec_config
-from .sharing import skip_batch, tie_to_transformer
+from .sharing import retie_after_load, skip_batch, store_tied_weights_once, tie_to_transformer
 
 default_model_config = """
 [model]
@@ -470,6 +470,19 @@ class FrameInducer(CfgLabels, FramesPipe):
             self._tied = True
 
     # -- serialization (pipeline/base.py): cfg, vocab, centroids, clusters, model ---------
+    # The mask encoder runs the transformer's weights: once the pipeline is assembled
+    # (`replace_listeners` copies the transformer into this component) they are saved once.
+    def _before_save(self) -> None:
+        mask_encoder = optional_ref(self.model, "mask_encoder")
+        once = mask_encoder is not None and store_tied_weights_once(mask_encoder.layers[0], self.model.get_ref("tok2vec"))
+        self.cfg["mask_encoder_weights"] = "tok2vec" if once else "own"
+
+    def _after_model_load(self) -> None:
+        mask_encoder = optional_ref(self.model, "mask_encoder")
+        if mask_encoder is not None and self.cfg.get("mask_encoder_weights") == "tok2vec":
+            retie_after_load(mask_encoder.layers[0], self.model.get_ref("tok2vec"), self.name)
+            self._tied = True  # the tok2vec's own parameters; finish_update must not step them twice
+
     def _extra_state(self):
         return {
             "centroids": (self.centroids.to_bytes, self.centroids.from_bytes, self.centroids.to_disk, self.centroids.from_disk),
