@@ -48,8 +48,10 @@ def corpus(langs: List[str], split: str) -> List[str]:
     return [str(CORPUS / f"{lang}_{split}.spacy") for lang in langs]
 
 
-def head(langs, transformer=BASE, body="minilm", steps=300, **extra) -> Dict:
-    return {"kind": "head", "langs": langs, "transformer": transformer, "body": body, "steps": steps, **extra}
+def head(langs, transformer=BASE, body="minilm", steps=300, alpha=None, **extra) -> Dict:
+    """A frozen-body stage; alpha: the contrastive weight (None: the body config's own)."""
+    spec = {"kind": "head", "langs": langs, "transformer": transformer, "body": body, "steps": steps, **extra}
+    return spec if alpha is None else {**spec, "alpha": alpha}
 
 
 def e2e(langs, alpha=1.0, steps=150, max_tokens=256, sampler=True, **extra) -> Dict:
@@ -94,9 +96,11 @@ for _lang in ("fr", "ge", "it", "po"):
 # split (a head over the frozen bodies), then the English phase (the same head trained on
 # on English train from phase one's weights: `init_from`), thresholds on English dev.
 # `lolo-<lang>-headboth-p1`: phase one only, thresholds on the other four languages' dev.
-# body: "both" = frame_identifier's transformer + USE (what en_frames_trf packages), "use" = USE alone.
-RECIPE_BODIES = {"headboth": dict(transformer=FRAMES, body="both"), "use": dict(body="use")}
-MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use"}
+# body: "both" = frame_identifier's transformer + USE (what en_frames_trf packages), "use" = USE alone;
+# "-a0": the same without the label-aware contrastive term (alpha 0; the body configs use 1.0).
+RECIPE_BODIES = {"headboth": dict(transformer=FRAMES, body="both"), "use": dict(body="use"),
+                 "headboth-a0": dict(transformer=FRAMES, body="both", alpha=0.0), "use-a0": dict(body="use", alpha=0.0)}
+MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0"}
 
 
 def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True) -> Dict:
@@ -113,9 +117,10 @@ def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True)
 for _name, _body in MULTI_RECIPES.items():
     SETTINGS[_name] = {**multilingual_recipe(LANGS, _body), "eval": LANGS}
 # leave one language out: the recipe on the other four, tested on all of the held-out language
-LOLO_FAMILIES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-p1": "headboth-p1"}
+LOLO_FAMILIES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-p1": "headboth-p1",
+                 "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0"}
 for _lang in LANGS:
-    for _body in ("headboth", "use"):
+    for _body in RECIPE_BODIES:
         SETTINGS[f"lolo-{_lang}-{_body}"] = {**multilingual_recipe(OTHERS[_lang], _body), "eval": [_lang], "heldout": _lang,
                                              "test_splits": ["train", "dev", "test"]}
     if _lang != "en":  # without English there is no English phase: lolo-en-headboth is phase one only
@@ -202,9 +207,9 @@ def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str
         return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
     transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
     config = f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
-    extra = []
+    extra = [] if stage.get("alpha") is None else ["--components.media_framer.contrastive_weight", str(stage["alpha"])]
     if stage["body"] != "use":
-        extra = ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
+        extra += ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
     return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
 
 

@@ -28,7 +28,9 @@ def test_multilingual_recipe_is_phase_one_then_english():
 
 
 def test_every_lolo_setting_keeps_its_language_out():
-    assert len(LOLO) == 5 + 5 + 4  # headboth and use per language; phase-one-only for the four with an English phase
+    # headboth and use, each with and without the contrastive term, per language; phase-one-only
+    # for the four with an English phase
+    assert len(LOLO) == 4 * 5 + 4
     for name in LOLO:
         spec = mx.SETTINGS[name]
         held = spec["heldout"]
@@ -139,3 +141,13 @@ def test_report_lolo_table_and_mean(tmp_path, monkeypatch):
     assert lolo["recipes"]["use-multi-en"]["n_languages"] == 1 and lolo["recipes"]["use-multi-en"]["bar_mean_micro_0.60"] is None
     assert lolo["baseline_use_lr_baselines_md"]["mean"] == 0.581 and lolo["baseline_use_lr_remeasured"] is None
     assert lolo["trained_on_all"]["headboth-multi-en"]["test"]["en"]["micro_f1"] == 0.72
+
+
+@pytest.mark.parametrize("setting,alpha", [("lolo-fr-use-a0", "0.0"), ("lolo-en-headboth-a0", "0.0"), ("lolo-fr-use", None)])
+def test_a0_recipes_train_every_stage_without_the_contrastive_term(recorded, setting, alpha):
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
+    trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
+    assert len(trains) == len(mx.SETTINGS[setting]["stages"])
+    for cmd in trains:
+        option = "--components.media_framer.contrastive_weight"
+        assert (cmd[cmd.index(option) + 1] if option in cmd else None) == alpha
