@@ -541,7 +541,8 @@ def mask_layers_cli(
     embedded = time.time()
     frames = numpy.array([s.label_ for s in spans])
     lemmas = numpy.array([target_lemma(s) for s in spans])
-    result: Dict[str, Any] = {"rotation": fold_rotation(fold), "dev_fold": dev_fold, "n_dev": len(spans), "encoder": str(encoder),
+    result: Dict[str, Any] = {"rotation": fold_rotation(fold), "dev_fold": dev_fold, "n_dev": len(spans),
+                              "encoder": str(encoder.relative_to(ROOT)) if encoder.is_relative_to(ROOT) else str(encoder),
                               "window": window, "layers": {}}
     for i, vectors in enumerate(layers):
         X = mix(vectors, None, 0.0)
