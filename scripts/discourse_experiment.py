@@ -229,12 +229,15 @@ def compare_cli(
 
     from spacy_frames.scoring.discourse_eval import evaluate_corpus, paired_bootstrap
 
+    used: Dict[str, List[int]] = {}
+
     def predictions(name: str) -> List[List[str]]:
         runs = []
         for seed in [int(x) for x in seeds.split(",")]:
             path = RUNS / f"{name}_seed{seed}.json"
             if not path.exists():
                 continue
+            used.setdefault(name, []).append(seed)
             run = srsly.read_json(path)
             if eval_set not in run.get("predictions", {}):
                 model = WORK / name / f"seed{seed}" / "model-best"
@@ -256,7 +259,9 @@ def compare_cli(
     gold = [list(d._.discourse_gold["senses"]) for d in DocBin().from_disk(CORPUS / EVAL_SETS[eval_set]).get_docs(nlp.vocab)
             if d._.discourse_gold and d._.discourse_gold.get("senses")]
     runs_a, runs_b = predictions(name_a), predictions(name_b)
-    result = {"a": name_a, "b": name_b, "set": eval_set, **paired_bootstrap(runs_a, runs_b, gold, n_resamples=resamples)}
+    # the seeds each side was averaged over (a seed still training is left out)
+    result = {"a": name_a, "b": name_b, "set": eval_set, "seeds_a": used[name_a], "seeds_b": used[name_b],
+              **paired_bootstrap(runs_a, runs_b, gold, n_resamples=resamples)}
     write_json(ROOT / "metrics" / "discourse_sense" / "compare" / f"{name_a}_vs_{name_b}_{eval_set}.json", result)
     typer.echo(json.dumps(result, indent=1))
 
