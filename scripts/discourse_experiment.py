@@ -260,7 +260,7 @@ def compare_cli(
             if d._.discourse_gold and d._.discourse_gold.get("senses")]
     runs_a, runs_b = predictions(name_a), predictions(name_b)
     # the seeds each side was averaged over (a seed still training is left out)
-    result = {"a": name_a, "b": name_b, "set": eval_set, "seeds_a": used[name_a], "seeds_b": used[name_b],
+    result = {"a": name_a, "b": name_b, "set": eval_set, "seed_list_a": used[name_a], "seed_list_b": used[name_b],
               **paired_bootstrap(runs_a, runs_b, gold, n_resamples=resamples)}
     write_json(ROOT / "metrics" / "discourse_sense" / "compare" / f"{name_a}_vs_{name_b}_{eval_set}.json", result)
     typer.echo(json.dumps(result, indent=1))
