@@ -133,17 +133,27 @@ LOLO_THRESHOLD = 0.3
 def lolo_use_lr(vectors: Dict, gold: Dict, held: str, train_splits=("train", "dev", "test")) -> Dict:
     """BASELINES.md's floor for one held-out language: fit on `train_splits` of the other four
     languages, fixed C and threshold (nothing tuned), score every labelled article of `held`."""
+    return lolo_scores(vectors, gold, held, train_splits, lolo_lr_fit)
+
+
+def lolo_lr_fit(X: numpy.ndarray, y: numpy.ndarray) -> Callable[[numpy.ndarray], numpy.ndarray]:
+    """The floor's classifier: one-vs-rest logistic regression, C = LOLO_C; its predict_proba."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
 
+    return OneVsRestClassifier(LogisticRegression(C=LOLO_C, max_iter=2000)).fit(X, y).predict_proba
+
+
+def lolo_scores(vectors: Dict, gold: Dict, held: str, train_splits, fit: Callable) -> Dict:
+    """Leave `held` out: `fit(X, y)` (returning a predict_proba function) on `train_splits` of
+    the other languages, scored on every labelled article of `held` at LOLO_THRESHOLD."""
     train = [(l, s) for l in LANGUAGES if l != held for s in train_splits]
     test = [(held, s) for s in ("train", "dev", "test")]
     if any(l == held for l, _ in train):  # pragma: no cover - guarded by construction
         raise ValueError("the held-out language is in the training data")
-    model = OneVsRestClassifier(LogisticRegression(C=LOLO_C, max_iter=2000))
-    model.fit(numpy.concatenate([vectors[k] for k in train]), numpy.concatenate([gold[k] for k in train]))
+    predict = fit(numpy.concatenate([vectors[k] for k in train]), numpy.concatenate([gold[k] for k in train]))
     y = numpy.concatenate([gold[k] for k in test])
-    pred = model.predict_proba(numpy.concatenate([vectors[k] for k in test])) >= LOLO_THRESHOLD
+    pred = predict(numpy.concatenate([vectors[k] for k in test])) >= LOLO_THRESHOLD
     return {**scored(y, pred), "n": int(len(y))}
 
 

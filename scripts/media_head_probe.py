@@ -6,15 +6,16 @@ term), beside one-vs-rest logistic regression, on the same articles.
 
 For each held-out language: train on the other four languages' train splits, test on every
 labelled article of the held-out one, one threshold 0.3 for all frames (BASELINES.md's
-protocol; nothing tuned). Systems: logistic regression (C = 4, the floor); the head
+protocol, `media_baselines.lolo_scores`; nothing tuned). Systems: logistic regression
+(C = 4, the floor: `use_lr_train_splits` of baselines.json); the head
 (projection 256 -> ReLU 256 -> dropout 0.5 -> 14, AdamW 1e-3, weight decay 0.01, warm-up
 30 steps, batches of 16, as configs/media_use.cfg) at 300 / 1,000 steps; the same without
-dropout; a linear layer (AdamW 1e-2) at 300 / 1,000 steps. Needs the USE vectors cached by
-`python scripts/media_baselines.py corpus/media_frames metrics/media_framer/baselines.json --only lolo`.
+dropout; a linear layer (AdamW 1e-2) at 300 / 1,000 steps. The USE vectors are the
+baselines' cache (training/media_baselines_cache), embedded where missing.
 """
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Callable, Dict
 
 import numpy
 import typer
@@ -23,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import media_baselines as mb  # noqa: E402
 
-THRESHOLD = 0.3
 BATCH = 16
 
 
@@ -56,7 +56,7 @@ def train_torch(model, X: numpy.ndarray, y: numpy.ndarray, steps: int, lr: float
     return predict
 
 
-def systems(seed: int = 0) -> Dict[str, callable]:
+def systems(seed: int = 0) -> Dict[str, Callable]:
     import torch
     from torch import nn
 
@@ -68,13 +68,7 @@ def systems(seed: int = 0) -> Dict[str, callable]:
         torch.manual_seed(seed)
         return nn.Linear(512, 14)
 
-    def lr(X, y):
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.multiclass import OneVsRestClassifier
-
-        return OneVsRestClassifier(LogisticRegression(C=4.0, max_iter=2000)).fit(X, y).predict_proba
-
-    out = {"logistic_regression": lr}
+    out = {"logistic_regression": mb.lolo_lr_fit}
     for steps in (300, 1000):
         out[f"head_{steps}"] = lambda X, y, s=steps: train_torch(head(0.5), X, y, s, 1e-3, 0.01)
         out[f"head_no_dropout_{steps}"] = lambda X, y, s=steps: train_torch(head(0.0), X, y, s, 1e-3, 0.01)
@@ -87,32 +81,27 @@ def main(output: Path = typer.Argument(ROOT / "metrics" / "media_framer" / "head
     import torch
 
     from spacy_frames.corpora.media_frames import LANGUAGES
-    from spacy_frames.scoring.media import f1_scores
     from spacy_frames.tools.experiments import write_json
 
     torch.set_num_threads(1)
-    vectors, gold = {}, {}
-    for lang in LANGUAGES:
-        for split in ("train", "dev", "test"):
-            path = mb.CACHE / f"use-v3_{lang}_{split}.npy"
-            if not path.exists():
-                raise typer.BadParameter(f"{path} is missing: run media_baselines.py ... --only lolo first")
-            vectors[(lang, split)] = numpy.load(path)
-            gold[(lang, split)] = mb.load_split(corpus, lang, split).gold
+    use: Dict[str, Callable] = {}  # loaded only if a split is not cached yet
+
+    def embed(texts, desc):
+        if "use" not in use:
+            use["use"] = mb.use_embedder()
+        return use["use"](texts, desc)
+
+    splits = {(lang, s): mb.load_split(corpus, lang, s) for lang in LANGUAGES for s in ("train", "dev", "test")}
+    vectors = {key: mb.cached("use-v3", split, embed) for key, split in splits.items()}
+    gold = {key: split.gold for key, split in splits.items()}
     result: Dict[str, Dict] = {}
     for name, fit in systems().items():
-        per_lang = {}
-        for held in LANGUAGES:
-            train = [(lang, "train") for lang in LANGUAGES if lang != held]
-            test = [(held, s) for s in ("train", "dev", "test")]
-            predict = fit(numpy.concatenate([vectors[k] for k in train]), numpy.concatenate([gold[k] for k in train]))
-            y = numpy.concatenate([gold[k] for k in test])
-            per_lang[held] = round(f1_scores(y, predict(numpy.concatenate([vectors[k] for k in test])) >= THRESHOLD)["micro_f1"], 4)
+        per_lang = {held: mb.lolo_scores(vectors, gold, held, ("train",), fit)["micro_f1"] for held in LANGUAGES}
         per_lang["mean"] = round(float(numpy.mean([per_lang[l] for l in LANGUAGES])), 4)
         result[name] = per_lang
         typer.echo(f"{name}: {per_lang}")
     write_json(output, {"protocol": "train: the other four languages' train splits; test: every labelled article of the held-out one; "
-                                    f"micro-F1 at one threshold {THRESHOLD}; USE v3 vectors", "micro_f1": result})
+                                    f"micro-F1 at one threshold {mb.LOLO_THRESHOLD}; USE v3 vectors", "micro_f1": result})
 
 
 if __name__ == "__main__":

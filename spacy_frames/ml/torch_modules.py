@@ -104,12 +104,13 @@ def deserialize_definition_encoder(module: DefinitionEncoder, data: bytes, devic
             (Path(tmp) / name).write_bytes(content)
         config = AutoConfig.from_pretrained(tmp)
         tokenizer = AutoTokenizer.from_pretrained(tmp)
-    module.set_encoder(AutoModel.from_config(config), tokenizer)
     if msg.get("weights") == "elsewhere":
-        # the owner ties this module to the weights it saved once (frame_inducer's mask
-        # encoder to its own transformer copy) right after loading
+        # no encoder of its own: the owner ties this module to the weights it saved once
+        # (frame_inducer's mask encoder to its own transformer copy) right after loading
+        module.set_encoder(None, tokenizer)
         module.weights_stored_elsewhere = True
-        return module.to(device)
+        return module
+    module.set_encoder(AutoModel.from_config(config), tokenizer)
     module.load_state_dict(torch.load(io.BytesIO(msg["state"]), map_location=device))
     return module.to(device)
 
