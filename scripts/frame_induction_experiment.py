@@ -492,6 +492,10 @@ def packaged_cut_cli(
         result["scales"][str(scale)] = entry
         typer.echo(f"scale {scale}: {entry['n_clusters']} clusters, BcF " + ", ".join(f"{a} {entry[a]['bcf']:.1f}" for a in ASSIGNMENTS)
                    + f" (1cpv {base_scores['bcf']:.1f})")
+    configured = inducer.cfg["assignment"]
+    best = max(result["scales"], key=lambda k: result["scales"][k][configured]["bcf"])
+    result["best_scale"] = {"assignment": configured, "scale": float(best), "bcf": result["scales"][best][configured]["bcf"]}
+    typer.echo(f"best for the configured assignment ({configured}): scale {best}")
     result["time_s"] = round(time.time() - start, 1)
     write_json(output, result)
 

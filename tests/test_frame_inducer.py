@@ -466,3 +466,6 @@ def test_fit_packaged_keeps_vectors_and_packaged_cut_sweeps(trained_inducer, tmp
     data = json.loads(out.read_text())
     assert data["base_pair_ratio"] == pytest.approx(base["pair_ratio"]) and set(data["scales"]) == {"0.5", "1.0"}
     assert data["n_verb_targets"] == len(INSTANCES) and all(0 < data["scales"]["1.0"][a]["bcf"] <= 100 for a in ("nearest", "verb", "verb_sense"))
+    best = data["best_scale"]
+    assert best["assignment"] == "verb" and best["bcf"] == max(entry["verb"]["bcf"] for entry in data["scales"].values())
+    assert data["scales"][str(best["scale"])]["verb"]["bcf"] == best["bcf"]

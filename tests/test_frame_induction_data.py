@@ -256,3 +256,40 @@ def test_budget_overrides_count_epochs_as_the_paper(tmp_path, monkeypatch):
     assert fie.budget_overrides(0, 10, 4) == ["variables.max_per_lu=10", "training.max_steps=3", "training.optimizer.learn_rate.warmup_steps=1"]
     assert fie.budget_overrides(0, 0, 32)[1] == "training.max_steps=32"  # all 32 instances
     assert fie.budget_overrides(0, 30, 0) == ["variables.max_per_lu=30"]
+
+
+def test_converter_holds_out_instances_the_centroids_never_see(fn15_zip, tmp_path, monkeypatch):
+    """centroids.spacy and centroid_holdout.spacy are disjoint samples of the folds; the
+    holdout takes only LUs the centroid cap cut, at most holdout_max_per_lu each, and
+    adding it leaves the centroid sample as it was."""
+    import srsly
+    from spacy.tokens import DocBin
+
+    import spacy_frames.corpora.frame_induction as fi
+
+    def exemplars(zip_path, limit=None):  # the fixture release has no verb LU: six verbs, 1-6 exemplars each
+        for v in range(6):
+            for i in range(v + 1):
+                text = f"ran far away {v}{i}"
+                yield FrameSentence("lu.xml", 10 * v + i, text, [(0, 3, None), (4, 7, None), (8, 12, None), (13, len(text), None)],
+                                    [FrameTarget(("Leadership", "Surviving")[v % 2], f"verb{v}.v", [(0, 3)])])
+
+    monkeypatch.setattr(fi, "iter_exemplar_sentences", exemplars)
+    summary = fi.convert_frame_induction(fn15_zip, tmp_path / "a", centroid_max_per_lu=2, holdout_max_per_lu=1, progress=False)
+    again = fi.convert_frame_induction(fn15_zip, tmp_path / "b", centroid_max_per_lu=2, holdout_max_per_lu=3, progress=False)
+    nlp = spacy.blank("en")
+
+    def keys(path):
+        return [(d.text, s.start, s.label_) for d in DocBin().from_disk(path).get_docs(nlp.vocab) for s in d.spans["targets"]]
+
+    folds = Counter(k for i in range(3) for k in keys(tmp_path / "a" / f"fold{i}.spacy"))
+    centroids, holdout = keys(tmp_path / "a" / "centroids.spacy"), keys(tmp_path / "a" / "centroid_holdout.spacy")
+    assert holdout and not set(centroids) & set(holdout)
+    assert set(centroids) | set(holdout) <= set(folds)
+    index = srsly.read_json(tmp_path / "a" / "centroid_holdout.index.json")
+    per_lu = Counter(tuple(row) for row in index)
+    assert set(per_lu.values()) == {1} and summary["centroid_holdout_instances"] == len(holdout) == len(index) == 4
+    assert summary["centroid_holdout_lus"] == len(per_lu) == 4  # verb2..verb5: the LUs with more than 2
+    assert len(centroids) == 1 + 2 * 5
+    assert keys(tmp_path / "b" / "centroids.spacy") == centroids
+    assert again["centroid_holdout_instances"] == 1 + 2 + 3 + 3

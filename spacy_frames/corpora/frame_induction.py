@@ -119,6 +119,7 @@ def convert_frame_induction(
     *,
     max_per_lu: int = 100,
     centroid_max_per_lu: int = 20,
+    holdout_max_per_lu: int = 5,
     seed: int = 0,
     limit: Optional[int] = None,
     progress: bool = True,
@@ -126,7 +127,10 @@ def convert_frame_induction(
     """Write ``fold{k}.spacy`` and ``folds.json`` (lemma -> fold) to ``output_dir``;
     return Table-2 style counts per fold and overall. ``centroids.spacy`` holds the
     instances of all folds, at most ``centroid_max_per_lu`` per LU (seeded): the
-    packaged inducer's centroids are clustered from them."""
+    packaged inducer's centroids are clustered from them. ``centroid_holdout.spacy``
+    holds up to ``holdout_max_per_lu`` of the instances left out of it per LU (only LUs
+    with more than ``centroid_max_per_lu``): FN1.5 text the centroids were not fitted on,
+    on which the packaged inducer's cut is chosen."""
     import srsly
     from tqdm import tqdm
 
@@ -157,7 +161,15 @@ def convert_frame_induction(
         by_lu[(target.lu, target.frame)].append(i)
     rng = random.Random(seed)
     for_centroids = {i for lu in sorted(by_lu) for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))}
+    # a second generator, so that the centroid sample stays what it was before the holdout existed
+    holdout_rng = random.Random(seed + 1)
+    holdout = set()
+    for lu in sorted(by_lu):
+        rest = [i for i in by_lu[lu] if i not in for_centroids]
+        holdout.update(rest if len(rest) <= holdout_max_per_lu else holdout_rng.sample(rest, holdout_max_per_lu))
     centroid_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
+    holdout_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
+    holdout_index: List[List[str]] = []
     for i, (sentence, target) in enumerate(instances):
         single = FrameSentence(sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset)
         doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
@@ -170,9 +182,13 @@ def convert_frame_induction(
         if i in for_centroids:
             centroid_bin.add(doc)
             centroid_index.append([target.lu, target.frame])
+        elif i in holdout:
+            holdout_bin.add(doc)
+            holdout_index.append([target.lu, target.frame])
     for k, doc_bin in enumerate(bins):
         write_instances(doc_bin, output / f"fold{k}.spacy", index[k])
     write_instances(centroid_bin, output / "centroids.spacy", centroid_index)
+    write_instances(holdout_bin, output / "centroid_holdout.spacy", holdout_index)
     srsly.write_json(output / "folds.json", {"seed": seed, "max_per_lu": max_per_lu, "lemmas": folds})
     summary = {f"fold{k}": instance_stats(rows[k]) for k in range(N_FOLDS)}
     summary["all"] = instance_stats([row for fold_rows in rows for row in fold_rows])
@@ -181,6 +197,9 @@ def convert_frame_induction(
     summary["max_per_lu"] = max_per_lu
     summary["centroid_instances"] = len(centroid_bin)
     summary["centroid_max_per_lu"] = centroid_max_per_lu
+    summary["centroid_holdout_instances"] = len(holdout_bin)
+    summary["centroid_holdout_lus"] = len({tuple(row) for row in holdout_index})
+    summary["centroid_holdout_max_per_lu"] = holdout_max_per_lu
     summary["seed"] = seed
     # fingerprint of the lemma -> fold map: a re-run must reproduce it (the folds are never re-drawn)
     summary["folds_md5"] = folds_fingerprint(folds)
