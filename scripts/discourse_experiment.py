@@ -19,7 +19,7 @@ import srsly
 import typer
 
 from spacy_frames.tools.experiments import (
-    is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
+    dev_curve, is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,6 +110,8 @@ def run_cli(
     result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1), "device": "gpu" if gpu_id >= 0 else "cpu"}
     if train_timing(out) is not None:
         result["timing"]["train_timing"] = train_timing(out)
+    if dev_curve(out) is not None:
+        result["dev_curve"] = dev_curve(out)
     write_json(out_json, result)
     typer.echo(json.dumps({k: {lvl: {m: result[k][lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")} for k in EVAL_SETS}, indent=1))
 

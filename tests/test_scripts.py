@@ -242,3 +242,35 @@ def test_frame_induction_experiment_losses_and_cached_steps(tmp_path, monkeypatc
     assert result.exit_code == 0 and "skipped" in result.output
     result = runner.invoke(fie.app, ["tune", "nonsense"])
     assert result.exit_code != 0
+
+
+def test_timed_train_logs_the_dev_curve(tmp_path):
+    """timed_train writes every evaluation to train_log.jsonl (whatever the config's
+    console logger), and dev_curve reads the steps, scores and the best step back."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_frames.tools.experiments import TRAIN_LOG, dev_curve, timed_train
+
+    nlp = spacy.blank("en")
+    docs = []
+    for i, (text, label) in enumerate([("good fine", "POS"), ("bad awful", "NEG")] * 4):
+        doc = nlp.make_doc(f"{text} {i}")
+        doc.cats = {"POS": float(label == "POS"), "NEG": float(label == "NEG")}
+        docs.append(doc)
+    DocBin(docs=docs).to_disk(tmp_path / "toy.spacy")
+    nlp.add_pipe("textcat")
+    filled = nlp.config
+    filled["training"].update({"max_steps": 4, "eval_frequency": 2})
+    filled["training"]["logger"] = {"@loggers": "spacy.ConsoleLogger.v1", "progress_bar": False}
+    config = tmp_path / "toy.cfg"
+    filled.to_disk(config)
+    root = Path(__file__).resolve().parents[1]
+    assert dev_curve(tmp_path / "out") is None  # a run from before the log
+    timed_train(root, config, tmp_path / "out", ["--paths.train", str(tmp_path / "toy.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")])
+    assert (tmp_path / "out" / TRAIN_LOG).exists() and (tmp_path / "out" / "timing.json").exists()
+    curve = dev_curve(tmp_path / "out")
+    steps = [row["step"] for row in curve["evaluations"]]
+    assert steps == [0, 2, 4] and curve["last_step"] == 4
+    assert all("cats_score" in row and 0 <= row["score"] <= 1 for row in curve["evaluations"])
+    assert curve["best_step"] == max(curve["evaluations"], key=lambda r: r["score"])["step"]

@@ -78,11 +78,18 @@ def setting_args(setting: Mapping[str, Any]) -> List[str]:
     return [part for key, value in setting.items() for part in ("--" + key, json.dumps(value))]
 
 
+TRAIN_LOG = "train_log.jsonl"
+
+
 def timed_train(root: Path, config: Path, output: Path, args: Sequence[str], gpu_id: int = -1) -> None:
     """`spacy train config --output output args --gpu-id N`, timed by scripts/timed.py
-    into output/timing.json (wall time and peak memory)."""
+    into output/timing.json (wall time and peak memory). Every evaluation also goes to
+    output/train_log.jsonl (spaCy's ConsoleLogger.v2 `output_file`, same console table as
+    the configs' v1 logger), so a run can say where its dev curve peaked."""
+    output.mkdir(parents=True, exist_ok=True)
+    log = ["--training.logger.@loggers", "spacy.ConsoleLogger.v2", "--training.logger.output_file", str(output / TRAIN_LOG)]
     cmd = [sys.executable, str(root / "scripts" / "timed.py"), str(output / "timing.json"), "--",
-           sys.executable, "-m", "spacy", "train", str(config), "--output", str(output), *args, "--gpu-id", str(gpu_id)]
+           sys.executable, "-m", "spacy", "train", str(config), "--output", str(output), *log, *args, "--gpu-id", str(gpu_id)]
     subprocess.run(cmd, check=True)
 
 
@@ -90,6 +97,21 @@ def train_timing(output: Path) -> Optional[Dict[str, Any]]:
     """What scripts/timed.py recorded for a training run, if it did."""
     path = output / "timing.json"
     return srsly.read_json(path) if path.exists() else None
+
+
+def dev_curve(output: Path) -> Optional[Dict[str, Any]]:
+    """The dev scores of a timed_train run at each evaluation (step, score and the
+    scores spaCy logged, in percent), and the step whose score was best (the step
+    model-best was saved at: spaCy keeps the first of equal scores). None for a run
+    trained before the log existed."""
+    path = output / TRAIN_LOG
+    if not path.exists():
+        return None
+    rows = [{"step": r["step"], "score": round(r["score"], 4), **{k: round(v, 2) for k, v in r["scores"].items()}} for r in srsly.read_jsonl(path)]
+    if not rows:
+        return None
+    best = max(rows, key=lambda r: r["score"])
+    return {"evaluations": rows, "best_step": best["step"], "last_step": rows[-1]["step"]}
 
 
 def use_gpu(gpu_id: int) -> None:
