@@ -108,10 +108,11 @@ def run_cli(
         result[key] = scores
         result["predictions"][key] = predicted
     result["timing"] = {"train_s": round(trained - start, 1), "eval_s": round(time.time() - trained, 1), "device": "gpu" if gpu_id >= 0 else "cpu"}
-    if train_timing(out) is not None:
-        result["timing"]["train_timing"] = train_timing(out)
-    if dev_curve(out) is not None:
-        result["dev_curve"] = dev_curve(out)
+    timing, curve = train_timing(out), dev_curve(out)
+    if timing is not None:
+        result["timing"]["train_timing"] = timing
+    if curve is not None:
+        result["dev_curve"] = curve
     write_json(out_json, result)
     typer.echo(json.dumps({k: {lvl: {m: result[k][lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")} for k in EVAL_SETS}, indent=1))
 

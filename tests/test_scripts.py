@@ -273,4 +273,5 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     steps = [row["step"] for row in curve["evaluations"]]
     assert steps == [0, 2, 4] and curve["last_step"] == 4
     assert all("cats_score" in row and 0 <= row["score"] <= 1 for row in curve["evaluations"])
-    assert curve["best_step"] == max(curve["evaluations"], key=lambda r: r["score"])["step"]
+    best = max(row["score"] for row in curve["evaluations"])
+    assert curve["best_step"] == [row["step"] for row in curve["evaluations"] if row["score"] == best][-1]

@@ -129,8 +129,8 @@ def convert_frame_induction(
     instances of all folds, at most ``centroid_max_per_lu`` per LU (seeded): the
     packaged inducer's centroids are clustered from them. ``centroid_holdout.spacy``
     holds up to ``holdout_max_per_lu`` of the instances left out of it per LU (only LUs
-    with more than ``centroid_max_per_lu``): FN1.5 text the centroids were not fitted on,
-    on which the packaged inducer's cut is chosen."""
+    with more than ``centroid_max_per_lu``): exemplars the centroids were not fitted on
+    (though the inducer trained on them), scored beside the cut's choice for contrast."""
     import srsly
     from tqdm import tqdm
 

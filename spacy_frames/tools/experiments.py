@@ -102,15 +102,15 @@ def train_timing(output: Path) -> Optional[Dict[str, Any]]:
 def dev_curve(output: Path) -> Optional[Dict[str, Any]]:
     """The dev scores of a timed_train run at each evaluation (step, score and the
     scores spaCy logged, in percent), and the step whose score was best (the step
-    model-best was saved at: spaCy keeps the first of equal scores). None for a run
-    trained before the log existed."""
+    model-best was saved at: spaCy saves again on an equal score, so the last of equal
+    scores). None for a run trained before the log existed."""
     path = output / TRAIN_LOG
     if not path.exists():
         return None
     rows = [{"step": r["step"], "score": round(r["score"], 4), **{k: round(v, 2) for k, v in r["scores"].items()}} for r in srsly.read_jsonl(path)]
     if not rows:
         return None
-    best = max(rows, key=lambda r: r["score"])
+    best = max(reversed(rows), key=lambda r: r["score"])
     return {"evaluations": rows, "best_step": best["step"], "last_step": rows[-1]["step"]}
 
 
