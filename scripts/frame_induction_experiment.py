@@ -121,6 +121,22 @@ def budget_overrides(fold: int, max_per_lu: int, epochs: float) -> List[str]:
     return overrides
 
 
+DEFAULT_ENCODER = "assets/encoders/all-MiniLM-L6-v2"
+
+
+def transformer_for(encoder: str, transformer: str) -> str:
+    """The transformer pipeline the inducer's listener reads. For the default encoder it is
+    the shared one; another encoder (e.g. all-mpnet-base-v2) gets its own pipeline,
+    assembled once from configs/transformer.cfg, so that v_word and v_mask both come from it."""
+    if Path(encoder) == Path(DEFAULT_ENCODER) or transformer != VARIANTS["own"][1]:
+        return transformer
+    out = WORK / "transformers" / Path(encoder).name
+    if not out.exists():
+        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "transformer.cfg"), str(out),
+                        "--paths.encoder", encoder], check=True)
+    return str(out)
+
+
 def train_system(system: str, name: str, fold: int, config: Path, overrides: List[str], encoder: str, transformer: str, gpu_id: int = -1) -> Path:
     """Train (or, for vanilla, assemble) the rotation's pipeline; returns its path."""
     import spacy
@@ -167,7 +183,7 @@ def run_cli(
     system: str = typer.Argument(..., help=f"One of {list(SYSTEMS)}"),
     fold: int = typer.Option(..., "--fold", help="Test fold of the rotation (0..2)"),
     variant: str = typer.Option("own", "--variant", help="own: fine-tune an own encoder copy; head: frozen frame_identifier transformer"),
-    encoder: str = typer.Option("assets/encoders/all-MiniLM-L6-v2", "--encoder"),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="The untrained encoder (another than MiniLM gets its own transformer pipeline)"),
     no_mask: bool = typer.Option(False, "--no-mask", help="Skip v_mask (alpha = 0 only)"),
     force: bool = typer.Option(False, "--force", help="Re-run even if the step's JSON exists"),
     override: List[str] = typer.Option([], "--override", help="Extra `spacy train` override, e.g. training.max_steps=300"),
@@ -204,7 +220,7 @@ def run_cli(
     overrides = override_args(override)
     # a tuned run reuses the model its tuning run trained (same setting, same folds)
     model_name = chosen["name"] if chosen is not None else name
-    model = train_system(system, model_name, fold, ROOT / config, overrides, encoder, transformer, gpu_id)
+    model = train_system(system, model_name, fold, ROOT / config, overrides, encoder, transformer_for(encoder, transformer), gpu_id)
     trained = time.time()
     use_gpu(gpu_id)
     rotation = fold_rotation(fold)
@@ -237,7 +253,7 @@ def tune_cli(
     dev_per_lu: int = typer.Option(PROXY_PER_LU, "--dev-per-lu", help="Dev instances kept per LU: 10 the LU-capped proxy, 0 the full dev fold (tuning/full_dev/)"),
     max_per_lu: int = typer.Option(-1, "--max-per-lu", help="Training instances per LU (0 = all; -1: the config's 10)"),
     epochs: float = typer.Option(0.0, "--epochs", help="Epochs over the capped training fold, batches of 32 (0: the config's 600 steps)"),
-    encoder: str = typer.Option("assets/encoders/all-MiniLM-L6-v2", "--encoder"),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="The untrained encoder (another than MiniLM gets its own transformer pipeline)"),
     force: bool = typer.Option(False, "--force", help="Re-run even if the setting's JSON exists"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU for training and embedding (-1: CPU)"),
 ):
@@ -261,7 +277,7 @@ def tune_cli(
         override = budget_overrides(fold, 10 if max_per_lu < 0 else max_per_lu, epochs) + list(override)
     overrides = override_args(override)
     start = time.time()
-    model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, VARIANTS["own"][1], gpu_id)
+    model = train_system(system, name, fold, ROOT / VARIANTS["own"][0], overrides, encoder, transformer_for(encoder, VARIANTS["own"][1]), gpu_id)
     trained = time.time()
     use_gpu(gpu_id)
     import spacy
@@ -299,7 +315,9 @@ def diagnose_cli(
     out = srsly.read_json(output) if output.exists() else {}
     for name in systems:
         run = srsly.read_json(RUNS / f"{name}_fold{fold}.json")
-        cache = WORK / name / ("embeddings" if name == "vanilla" else f"fold{fold}")
+        # a tuned run's embeddings sit with the model its tuning run trained
+        model_name = run.get("tuned", {}).get("setting", name)
+        cache = WORK / model_name / ("embeddings" if model_name.split("@")[0] == "vanilla" else f"fold{fold}")
         test = load_embeddings(cache / f"fold{rotation['test']}.npz")
         params, alpha = run["two-step"]["params"], run["two-step"]["alpha"]
         X = mixed(test, alpha)

@@ -244,6 +244,30 @@ def test_frame_induction_experiment_losses_and_cached_steps(tmp_path, monkeypatc
     assert result.exit_code != 0
 
 
+def test_frame_induction_experiment_gives_another_encoder_its_own_transformer(tmp_path, monkeypatch):
+    """The inducer's listener reads the transformer pipeline: the default encoder keeps the
+    shared one, another encoder (mpnet) gets a pipeline assembled from it once, so that
+    v_word does not silently come from MiniLM; the head variant's transformer is kept."""
+    sys.path.insert(0, str(SCRIPTS))
+    import frame_induction_experiment as fie
+
+    calls = []
+
+    def fake_assemble(args, check):
+        calls.append(args)
+        Path(args[5]).mkdir(parents=True)
+
+    monkeypatch.setattr(fie, "WORK", tmp_path)
+    monkeypatch.setattr(fie.subprocess, "run", fake_assemble)
+    shared = fie.VARIANTS["own"][1]
+    assert fie.transformer_for(fie.DEFAULT_ENCODER, shared) == shared
+    assert fie.transformer_for("assets/encoders/all-mpnet-base-v2", fie.VARIANTS["head"][1]) == fie.VARIANTS["head"][1]
+    own = fie.transformer_for("assets/encoders/all-mpnet-base-v2", shared)
+    assert own == str(tmp_path / "transformers" / "all-mpnet-base-v2")
+    assert calls[0][-2:] == ["--paths.encoder", "assets/encoders/all-mpnet-base-v2"]
+    assert fie.transformer_for("assets/encoders/all-mpnet-base-v2", shared) == own and len(calls) == 1
+
+
 def test_timed_train_logs_the_dev_curve(tmp_path):
     """timed_train writes every evaluation to train_log.jsonl (whatever the config's
     console logger), and dev_curve reads the steps, scores and the best step back."""
