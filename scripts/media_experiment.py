@@ -98,9 +98,14 @@ for _lang in ("fr", "ge", "it", "po"):
 # `lolo-<lang>-headboth-p1`: phase one only, thresholds on the other four languages' dev.
 # body: "both" = frame_identifier's transformer + USE (what en_frames_trf packages), "use" = USE alone;
 # "-a0": the same without the label-aware contrastive term (alpha 0; the body configs use 1.0).
+# "-lin": a linear head (hidden_width 0), level with logistic regression leave-one-language-out
+# where the hidden layer trails it (metrics/media_framer/head_probe.json).
 RECIPE_BODIES = {"headboth": dict(transformer=FRAMES, body="both"), "use": dict(body="use"),
-                 "headboth-a0": dict(transformer=FRAMES, body="both", alpha=0.0), "use-a0": dict(body="use", alpha=0.0)}
-MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0"}
+                 "headboth-a0": dict(transformer=FRAMES, body="both", alpha=0.0), "use-a0": dict(body="use", alpha=0.0),
+                 "headboth-a0-lin": dict(transformer=FRAMES, body="both", alpha=0.0, hidden_width=0),
+                 "use-a0-lin": dict(body="use", alpha=0.0, hidden_width=0)}
+MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0",
+                 "headboth-multi-en-a0-lin": "headboth-a0-lin", "use-multi-en-a0-lin": "use-a0-lin"}
 
 
 def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True) -> Dict:
@@ -118,7 +123,8 @@ for _name, _body in MULTI_RECIPES.items():
     SETTINGS[_name] = {**multilingual_recipe(LANGS, _body), "eval": LANGS}
 # leave one language out: the recipe on the other four, tested on all of the held-out language
 LOLO_FAMILIES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-p1": "headboth-p1",
-                 "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0"}
+                 "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0",
+                 "headboth-multi-en-a0-lin": "headboth-a0-lin", "use-multi-en-a0-lin": "use-a0-lin"}
 for _lang in LANGS:
     for _body in RECIPE_BODIES:
         SETTINGS[f"lolo-{_lang}-{_body}"] = {**multilingual_recipe(OTHERS[_lang], _body), "eval": [_lang], "heldout": _lang,
@@ -208,6 +214,8 @@ def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str
     transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
     config = f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
     extra = [] if stage.get("alpha") is None else ["--components.media_framer.contrastive_weight", str(stage["alpha"])]
+    if stage.get("hidden_width") is not None:
+        extra += ["--components.media_framer.model.hidden_width", str(stage["hidden_width"])]
     if stage["body"] != "use":
         extra += ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
     return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]

@@ -28,9 +28,9 @@ def test_multilingual_recipe_is_phase_one_then_english():
 
 
 def test_every_lolo_setting_keeps_its_language_out():
-    # headboth and use, each with and without the contrastive term, per language; phase-one-only
-    # for the four with an English phase
-    assert len(LOLO) == 4 * 5 + 4
+    # headboth and use, each with and without the contrastive term, and each without it with a
+    # linear head, per language; phase-one-only for the four with an English phase
+    assert len(LOLO) == 6 * 5 + 4
     for name in LOLO:
         spec = mx.SETTINGS[name]
         held = spec["heldout"]
@@ -151,3 +151,14 @@ def test_a0_recipes_train_every_stage_without_the_contrastive_term(recorded, set
     for cmd in trains:
         option = "--components.media_framer.contrastive_weight"
         assert (cmd[cmd.index(option) + 1] if option in cmd else None) == alpha
+
+
+@pytest.mark.parametrize("setting,width", [("lolo-fr-use-a0-lin", "0"), ("headboth-multi-en-a0-lin", "0"), ("lolo-fr-use-a0", None)])
+def test_lin_recipes_train_every_stage_with_a_linear_head(recorded, setting, width):
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
+    trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
+    assert len(trains) == len(mx.SETTINGS[setting]["stages"])
+    for cmd in trains:
+        option = "--components.media_framer.model.hidden_width"
+        assert (cmd[cmd.index(option) + 1] if option in cmd else None) == width
+        assert cmd[cmd.index("--components.media_framer.contrastive_weight") + 1] == "0.0"

@@ -143,6 +143,23 @@ def test_init_from_starts_from_the_given_weights(trained_media, tiny_bert, toy_m
         initialized(tiny_bert, toy_media, transformer_dir, **{"paths.media_init": str(toy_media)})
 
 
+def test_linear_head_trains_and_bad_width_fails(tiny_bert, toy_media, transformer_dir):
+    """hidden_width 0: the head is dropout + one linear layer over the bodies' features."""
+    nlp = initialized(tiny_bert, toy_media, transformer_dir, **{"components.media_framer.model.hidden_width": 0})
+    head = nlp.get_pipe("media_framer").model.get_ref("head")
+    assert [layer.name for layer in head.layers] == ["dropout", "linear"]
+    from thinc.api import Adam
+
+    examples = toy_examples(nlp)
+    optimizer = Adam(0.001)
+    first = nlp.update(examples, sgd=optimizer)["media_framer"]
+    for _ in range(30):
+        last = nlp.update(examples, sgd=optimizer)["media_framer"]
+    assert last < first
+    with pytest.raises(ValueError, match="hidden_width"):
+        spacy.blank("en").add_pipe("media_framer", config={"model": {"@architectures": "spacy-frames.MediaFramer.v1", "hidden_width": -1}})
+
+
 def test_use_body_alone_trains(tiny_bert):
     nlp = spacy.blank("en")
     model = {"@architectures": "spacy-frames.MediaFramer.v1", "tok2vec": None, "hidden_width": 16, "use_projection": 16,

@@ -42,7 +42,9 @@ def build_media_framer(
     """tok2vec: token vectors of the shared transformer (a listener), or None.
     use_vectors: frozen multilingual document vectors (spacy-frames.USEDocVectors.v1), or None.
     use_projection: width of the trainable projection of the USE vectors.
-    hidden_width, dropout: the head's hidden layer (mCPT: 256, 0.5).
+    hidden_width, dropout: the head's hidden layer (mCPT: 256, 0.5); hidden_width 0 gives a
+        linear head (dropout on its input), which transfers across languages as well as
+        logistic regression does (metrics/media_framer/head_probe.json).
     nO: number of frames (set by the component from its labels).
     """
     if tok2vec is None and use_vectors is None:
@@ -55,7 +57,10 @@ def build_media_framer(
         projection = Linear(nO=use_projection)
         refs.update(use_vectors=use_vectors, use_projection=projection)
         layers.extend([use_vectors, projection])
-    head = chain(Relu(nO=hidden_width, dropout=0.0), Dropout(dropout), Linear(nO=nO))
+    if hidden_width < 0:
+        raise ValueError(f"MediaFramer: hidden_width must be 0 (a linear head) or positive, not {hidden_width}")
+    hidden = [Relu(nO=hidden_width, dropout=0.0)] if hidden_width else []
+    head = chain(*hidden, Dropout(dropout), Linear(nO=nO))
     refs["head"] = head
     layers.append(head)
     model = Model("media_framer", media_framer_forward, init=media_framer_init, layers=layers, dims={"nO": nO})
