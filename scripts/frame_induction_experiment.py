@@ -585,7 +585,47 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "frame_inducer.j
     from spacy_frames.scoring.induction_eval import summarize_runs
 
     names = [system + suffix + tuned for _, _, suffix in VARIANTS.values() for system in SYSTEMS for tuned in ("", "@tuned")]
-    report(RUNS, output, lambda runs: summarize_runs(runs, names, N_FOLDS), ROOT / "metrics" / "frame_inducer_data.json", hint="run some steps first")
+    names += [f"vanilla@{BASE_ENCODER_TAG}", f"triplet@{BASE_ENCODER_TAG}-m0.1"]
+
+    def summarize(runs):
+        summary = summarize_runs(runs, names, N_FOLDS)
+        summary["per_rotation"] = per_rotation(runs, TUNING / "full_dev")
+        return summary
+
+    report(RUNS, output, summarize, ROOT / "metrics" / "frame_inducer_data.json", hint="run some steps first")
+
+
+# the tag of the base-encoder runs (project.yml: inducer-base-encoder)
+BASE_ENCODER_TAG = "mpnet"
+
+
+def per_rotation(runs: Dict[str, Dict[str, Any]], tuning_dir: Path) -> Dict[str, Any]:
+    """Issue 22's protocol, rotation by rotation: every setting scored on the rotation's own
+    full dev fold (two-step BcF), the one `--tuned` took, and on the test fold the tuned
+    system beside vanilla and one cluster per lemma (the bars: +8 over each, 3-rotation mean)."""
+    out: Dict[str, Any] = {}
+    for k in range(N_FOLDS):
+        dev = {path.stem[: -len(f"_fold{k}")]: round(srsly.read_json(path)["bcf"], 2) for path in sorted(tuning_dir.glob(f"*_fold{k}.json"))}
+        row: Dict[str, Any] = {"dev_fold": tuning_split(k)["dev"], "dev_two_step_bcf": dev, "test_fold": k}
+        vanilla = runs.get(f"vanilla_fold{k}")
+        if vanilla is not None:
+            row["test_two_step_bcf"] = {"vanilla": round(vanilla["two-step"]["bcf"], 2), "1cpv": round(vanilla["1cpv"]["bcf"], 2)}
+        for name, run in runs.items():
+            if name.endswith(f"@tuned_fold{k}") and vanilla is not None:
+                system = name[: -len(f"_fold{k}")]
+                bcf = round(run["two-step"]["bcf"], 2)
+                row["test_two_step_bcf"][system] = bcf
+                row.setdefault("tuned", {})[system] = {"setting": run["tuned"]["setting"], "over_vanilla": round(bcf - vanilla["two-step"]["bcf"], 2),
+                                                      "over_1cpv": round(bcf - vanilla["1cpv"]["bcf"], 2)}
+        out[f"rotation{k}"] = row
+    systems = sorted({s for row in out.values() for s in row.get("tuned", {})})
+    out["mean"] = {}
+    for system in systems:
+        rows = [row["tuned"][system] for row in out.values() if system in row.get("tuned", {})]
+        out["mean"][system] = {"rotations": len(rows), **{key: round(float(numpy.mean([r[key] for r in rows])), 2) for key in ("over_vanilla", "over_1cpv")},
+                               "bar_8_met": (all(numpy.mean([r[key] for r in rows]) >= 8 for key in ("over_vanilla", "over_1cpv"))
+                                             if len(rows) == N_FOLDS else None)}
+    return out
 
 
 if __name__ == "__main__":

@@ -268,6 +268,30 @@ def test_frame_induction_experiment_gives_another_encoder_its_own_transformer(tm
     assert fie.transformer_for("assets/encoders/all-mpnet-base-v2", shared) == own and len(calls) == 1
 
 
+def test_frame_induction_per_rotation_summary(tmp_path):
+    """Each rotation's dev scores, the tuned system's test gain over vanilla and one cluster
+    per lemma, and the 3-rotation mean against the +8 bars (None until every rotation ran)."""
+    sys.path.insert(0, str(SCRIPTS))
+    import frame_induction_experiment as fie
+
+    def run(bcf, lemma=None, tuned=None):
+        out = {"two-step": {"bcf": bcf}, "1cpv": {"bcf": lemma}}
+        return {**out, "tuned": {"setting": tuned}} if tuned else out
+
+    srsly.write_json(tmp_path / "vanilla_fold0.json", {"bcf": 52.0})
+    srsly.write_json(tmp_path / "triplet@m0.1_fold0.json", {"bcf": 55.0})
+    runs = {f"vanilla_fold{k}": run(50.0 + k, 49.0 + k) for k in range(3)}
+    runs["triplet@tuned_fold0"] = run(59.0, tuned="triplet@m0.1")
+    summary = fie.per_rotation(runs, tmp_path)
+    assert summary["rotation0"]["dev_two_step_bcf"] == {"triplet@m0.1": 55.0, "vanilla": 52.0}
+    assert summary["rotation0"]["tuned"]["triplet@tuned"] == {"setting": "triplet@m0.1", "over_vanilla": 9.0, "over_1cpv": 10.0}
+    assert "tuned" not in summary["rotation1"] and summary["rotation1"]["test_two_step_bcf"] == {"vanilla": 51.0, "1cpv": 50.0}
+    assert summary["mean"]["triplet@tuned"] == {"rotations": 1, "over_vanilla": 9.0, "over_1cpv": 10.0, "bar_8_met": None}
+    runs.update({"triplet@tuned_fold1": run(58.0, tuned="a"), "triplet@tuned_fold2": run(58.0, tuned="b")})
+    mean = fie.per_rotation(runs, tmp_path)["mean"]["triplet@tuned"]
+    assert mean["rotations"] == 3 and mean["over_vanilla"] == 7.33 and mean["bar_8_met"] is False
+
+
 def test_timed_train_logs_the_dev_curve(tmp_path):
     """timed_train writes every evaluation to train_log.jsonl (whatever the config's
     console logger), and dev_curve reads the steps, scores and the best step back."""
