@@ -143,22 +143,19 @@ def test_report_lolo_table_and_mean(tmp_path, monkeypatch):
     assert lolo["trained_on_all"]["headboth-multi-en"]["test"]["en"]["micro_f1"] == 0.72
 
 
-@pytest.mark.parametrize("setting,alpha", [("lolo-fr-use-a0", "0.0"), ("lolo-en-headboth-a0", "0.0"), ("lolo-fr-use", None)])
-def test_a0_recipes_train_every_stage_without_the_contrastive_term(recorded, setting, alpha):
+ALPHA = "--components.media_framer.contrastive_weight"
+WIDTH = "--components.media_framer.model.hidden_width"
+
+
+@pytest.mark.parametrize("setting,alpha,width", [
+    ("lolo-fr-use-a0", "0.0", None), ("lolo-en-headboth-a0", "0.0", None), ("lolo-fr-use", None, None),
+    ("lolo-fr-use-a0-lin", "0.0", "0"), ("headboth-multi-en-a0-lin", "0.0", "0"),
+])
+def test_recipe_variants_reach_every_training_stage(recorded, setting, alpha, width):
+    """-a0: no contrastive term, -lin: a linear head, in every stage of the chain."""
     mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == len(mx.SETTINGS[setting]["stages"])
     for cmd in trains:
-        option = "--components.media_framer.contrastive_weight"
-        assert (cmd[cmd.index(option) + 1] if option in cmd else None) == alpha
-
-
-@pytest.mark.parametrize("setting,width", [("lolo-fr-use-a0-lin", "0"), ("headboth-multi-en-a0-lin", "0"), ("lolo-fr-use-a0", None)])
-def test_lin_recipes_train_every_stage_with_a_linear_head(recorded, setting, width):
-    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
-    trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
-    assert len(trains) == len(mx.SETTINGS[setting]["stages"])
-    for cmd in trains:
-        option = "--components.media_framer.model.hidden_width"
-        assert (cmd[cmd.index(option) + 1] if option in cmd else None) == width
-        assert cmd[cmd.index("--components.media_framer.contrastive_weight") + 1] == "0.0"
+        assert (cmd[cmd.index(ALPHA) + 1] if ALPHA in cmd else None) == alpha
+        assert (cmd[cmd.index(WIDTH) + 1] if WIDTH in cmd else None) == width
