@@ -520,6 +520,36 @@ def packaged_cut_cli(
     write_json(output, result)
 
 
+@app.command("class-weights")
+def class_weights_cli(
+    models: List[Path] = typer.Argument(..., help="Trained inducer pipelines of a classification loss"),
+    output: Path = typer.Option(ROOT / "metrics" / "frame_inducer" / "class_weights.json", "--output"),
+):
+    """Issue 22 item 2: how far each training frame's class vector moved from its seeded
+    start (rows of N(0, 1/width): norm about 1), so a head that stays near-random shows."""
+    import spacy
+
+    from spacy_frames.ml.frame_inducer import CLASS_WEIGHTS, initial_class_weights
+
+    summary = srsly.read_json(output) if output.exists() else {}
+    for path in models:
+        inducer = spacy.load(path).get_pipe("frame_inducer")
+        layer = inducer.model.get_ref(CLASS_WEIGHTS)
+        if not layer.has_param("W"):
+            raise typer.BadParameter(f"{path}: its loss has no class weights")
+        trained = layer.get_param("W")
+        n = len(inducer.cfg["labels"])
+        start = initial_class_weights(*trained.shape)
+        moved = numpy.linalg.norm(trained[:n] - start[:n], axis=1)
+        cosine = (trained[:n] * start[:n]).sum(1) / numpy.linalg.norm(trained[:n], axis=1) / numpy.linalg.norm(start[:n], axis=1)
+        summary[str(path)] = {
+            "classes": n, "class_lr_scale": inducer.cfg["class_lr_scale"], "start_row_norm": round(float(numpy.linalg.norm(start[:n], axis=1).mean()), 3),
+            "moved_mean": round(float(moved.mean()), 3), "moved_min": round(float(moved.min()), 3), "cosine_to_start_mean": round(float(cosine.mean()), 3),
+        }
+        typer.echo(f"{path}: {summary[str(path)]}")
+    write_json(output, summary)
+
+
 @app.command("mask-layers")
 def mask_layers_cli(
     fold: int = typer.Option(0, "--fold", help="Rotation whose dev fold (k+1) is embedded and clustered"),
@@ -615,11 +645,19 @@ def per_rotation(runs: Dict[str, Dict[str, Any]], tuning_dir: Path) -> Dict[str,
                 row["test_two_step_bcf"][system] = bcf
                 row.setdefault("tuned", {})[system] = {"setting": run["tuned"]["setting"], "over_vanilla": round(bcf - vanilla["two-step"]["bcf"], 2),
                                                       "over_1cpv": round(bcf - vanilla["1cpv"]["bcf"], 2)}
+        tuned = {s: r for s, r in row.get("tuned", {}).items() if r["setting"] in dev}
+        if tuned:  # the loss this rotation's dev fold prefers, the one a user of this protocol would ship
+            best = max(sorted(tuned), key=lambda s: dev[tuned[s]["setting"]])
+            row["dev_choice"] = {"system": best, **tuned[best]}
         out[f"rotation{k}"] = row
-    systems = sorted({s for row in out.values() for s in row.get("tuned", {})})
+    by_system: Dict[str, List[Dict[str, Any]]] = {}
+    for row in out.values():
+        for system, result in sorted(row.get("tuned", {}).items()):
+            by_system.setdefault(system, []).append(result)
+        if "dev_choice" in row:
+            by_system.setdefault("dev_choice", []).append(row["dev_choice"])
     out["mean"] = {}
-    for system in systems:
-        rows = [row["tuned"][system] for row in out.values() if system in row.get("tuned", {})]
+    for system, rows in by_system.items():
         gains = {key: round(float(numpy.mean([r[key] for r in rows])), 2) for key in ("over_vanilla", "over_1cpv")}
         complete = len(rows) == N_FOLDS
         out["mean"][system] = {"rotations": len(rows), **gains, "bar_8_met": min(gains.values()) >= 8 if complete else None}

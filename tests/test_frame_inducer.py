@@ -10,6 +10,7 @@ from thinc.api import Adam
 from conftest import inducer_config
 from inducer_toy import INSTANCES, toy_instance_docs
 from spacy_frames.corpora.readers import copy_targets
+from spacy_frames.ml.frame_inducer import initial_class_weights
 
 # training and scoring run the pipeline before any centroids exist
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
@@ -361,6 +362,8 @@ def test_class_weights_are_a_model_parameter_with_their_own_learning_rate(tiny_b
         head = inducer.model.get_ref("class_weights")
         before = head.get_param("W").copy()
         assert before.shape == (inducer.cfg["max_classes"], inducer.model.get_dim("nO"))
+        # the seeded start that `frame_induction_experiment.py class-weights` measures from
+        numpy.testing.assert_array_equal(before, initial_class_weights(*before.shape))
         optimizer = Adam(0.0001)
         examples = examples_for(nlp)
         for _ in range(5):

@@ -290,6 +290,13 @@ def test_frame_induction_per_rotation_summary(tmp_path):
     runs.update({"triplet@tuned_fold1": run(58.0, tuned="a"), "triplet@tuned_fold2": run(58.0, tuned="b")})
     mean = fie.per_rotation(runs, tmp_path)["mean"]["triplet@tuned"]
     assert mean["rotations"] == 3 and mean["over_vanilla"] == 7.33 and mean["bar_8_met"] is False
+    # two tuned losses: each rotation takes the one its own dev fold scored higher
+    srsly.write_json(tmp_path / "adacos@clr100_fold0.json", {"bcf": 56.0})
+    runs["adacos@tuned_fold0"] = run(54.0, tuned="adacos@clr100")
+    summary = fie.per_rotation(runs, tmp_path)
+    assert summary["rotation0"]["dev_choice"] == {"system": "adacos@tuned", "setting": "adacos@clr100", "over_vanilla": 4.0, "over_1cpv": 5.0}
+    assert "dev_choice" not in summary["rotation1"]  # its tuned run's setting has no dev score here
+    assert summary["mean"]["dev_choice"]["rotations"] == 1 and summary["mean"]["adacos@tuned"]["over_vanilla"] == 4.0
 
 
 def test_timed_train_logs_the_dev_curve(tmp_path):

@@ -77,6 +77,12 @@ def build_class_weights() -> Model:
     return Model(CLASS_WEIGHTS, class_weights_forward, params={"W": None}, dims={"nC": None, "nO": None})
 
 
+def initial_class_weights(n_classes: int, width: int) -> numpy.ndarray:
+    """The class weights' fixed, seeded start: rows of N(0, 1 / width), so a trained
+    table can be compared with where it began (`frame_induction_experiment.py class-weights`)."""
+    return (numpy.random.default_rng(0).standard_normal((n_classes, width)) / numpy.sqrt(width)).astype("float32")
+
+
 def class_weights_forward(model: Model, X, is_train: bool):
     # module-level (not a closure) so the pipeline pickles for n_process under spawn
     return model.get_param("W"), partial(return_input, X)

@@ -37,7 +37,7 @@ from ..extensions import FRAMES_KEY, TARGETS_KEY
 from ..inventory.index import FrameIndex
 from ..inventory.lexicon import UPOS_TO_FN
 from ..losses import TripletLoss
-from ..ml.frame_inducer import CLASS_WEIGHTS, mix, optional_ref
+from ..ml.frame_inducer import CLASS_WEIGHTS, initial_class_weights, mix, optional_ref
 from ..ml.layers import l2_normalize
 from ..scoring.induction import score_frame_induction
 from ..suggesters import suggested_spans
@@ -427,9 +427,7 @@ class FrameInducer(CfgLabels, FramesPipe):
         width = self.model.get_dim("nO")
         layer.set_dim("nC", self.cfg["max_classes"])
         layer.set_dim("nO", width)
-        rng = numpy.random.default_rng(0)
-        weights = (rng.standard_normal((self.cfg["max_classes"], width)) / numpy.sqrt(width)).astype("float32")
-        layer.set_param("W", layer.ops.asarray2f(weights))
+        layer.set_param("W", layer.ops.asarray2f(initial_class_weights(self.cfg["max_classes"], width)))
 
     # -- stepping (pipeline/base.py): the class weights with their own learning rate,
     # `class_lr_scale` times the encoder's; the tied mask encoder by the transformer
