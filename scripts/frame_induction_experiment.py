@@ -520,32 +520,38 @@ def packaged_cut_cli(
     write_json(output, result)
 
 
+def class_weight_drift(trained: numpy.ndarray, n_classes: int) -> Dict[str, float]:
+    """How far the first `n_classes` rows (the training frames) of a class-weight table
+    moved from their seeded start (rows of N(0, 1/width): norm about 1)."""
+    from spacy_frames.ml.frame_inducer import initial_class_weights
+
+    rows, start = trained[:n_classes], initial_class_weights(*trained.shape)[:n_classes]
+    start_norm = numpy.linalg.norm(start, axis=1)
+    moved = numpy.linalg.norm(rows - start, axis=1)
+    cosine = (rows * start).sum(1) / numpy.linalg.norm(rows, axis=1) / start_norm
+    return {"classes": n_classes, "start_row_norm": round(float(start_norm.mean()), 3), "moved_mean": round(float(moved.mean()), 3),
+            "moved_min": round(float(moved.min()), 3), "cosine_to_start_mean": round(float(cosine.mean()), 3)}
+
+
 @app.command("class-weights")
 def class_weights_cli(
     models: List[Path] = typer.Argument(..., help="Trained inducer pipelines of a classification loss"),
     output: Path = typer.Option(ROOT / "metrics" / "frame_inducer" / "class_weights.json", "--output"),
 ):
-    """Issue 22 item 2: how far each training frame's class vector moved from its seeded
-    start (rows of N(0, 1/width): norm about 1), so a head that stays near-random shows."""
+    """Issue 22 item 2: whether each training frame's class vector moved from its seeded
+    start, so a head that stays near-random shows."""
     import spacy
 
-    from spacy_frames.ml.frame_inducer import CLASS_WEIGHTS, initial_class_weights
+    from spacy_frames.ml.frame_inducer import CLASS_WEIGHTS
+    from spacy_frames.scoring.induction_eval import get_inducer
 
     summary = srsly.read_json(output) if output.exists() else {}
     for path in models:
-        inducer = spacy.load(path).get_pipe("frame_inducer")
+        inducer = get_inducer(spacy.load(path))
         layer = inducer.model.get_ref(CLASS_WEIGHTS)
         if not layer.has_param("W"):
             raise typer.BadParameter(f"{path}: its loss has no class weights")
-        trained = layer.get_param("W")
-        n = len(inducer.cfg["labels"])
-        start = initial_class_weights(*trained.shape)
-        moved = numpy.linalg.norm(trained[:n] - start[:n], axis=1)
-        cosine = (trained[:n] * start[:n]).sum(1) / numpy.linalg.norm(trained[:n], axis=1) / numpy.linalg.norm(start[:n], axis=1)
-        summary[str(path)] = {
-            "classes": n, "class_lr_scale": inducer.cfg["class_lr_scale"], "start_row_norm": round(float(numpy.linalg.norm(start[:n], axis=1).mean()), 3),
-            "moved_mean": round(float(moved.mean()), 3), "moved_min": round(float(moved.min()), 3), "cosine_to_start_mean": round(float(cosine.mean()), 3),
-        }
+        summary[str(path)] = {**class_weight_drift(layer.get_param("W"), len(inducer.cfg["labels"])), "class_lr_scale": inducer.cfg["class_lr_scale"]}
         typer.echo(f"{path}: {summary[str(path)]}")
     write_json(output, summary)
 

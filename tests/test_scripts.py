@@ -299,6 +299,23 @@ def test_frame_induction_per_rotation_summary(tmp_path):
     assert summary["mean"]["dev_choice"]["rotations"] == 1 and summary["mean"]["adacos@tuned"]["over_vanilla"] == 4.0
 
 
+def test_class_weight_drift_measures_from_the_seeded_start():
+    """class-weights: an untouched table has moved 0 (cosine 1); rows moved by a known
+    vector report that distance; rows past the training frames are not counted."""
+    sys.path.insert(0, str(SCRIPTS))
+    import frame_induction_experiment as fie
+    from spacy_frames.ml.frame_inducer import initial_class_weights
+
+    start = initial_class_weights(10, 16)
+    still = fie.class_weight_drift(start.copy(), 4)
+    assert still["moved_mean"] == 0.0 and still["cosine_to_start_mean"] == 1.0 and still["classes"] == 4
+    trained = start.copy()
+    trained[:4] += 3.0 / 4.0  # each of 16 coordinates: distance 3 per row
+    trained[4:] = 100.0
+    moved = fie.class_weight_drift(trained, 4)
+    assert moved["moved_mean"] == moved["moved_min"] == 3.0 and moved["cosine_to_start_mean"] < 0.5
+
+
 def test_timed_train_logs_the_dev_curve(tmp_path):
     """timed_train writes every evaluation to train_log.jsonl (whatever the config's
     console logger), and dev_curve reads the steps, scores and the best step back."""
