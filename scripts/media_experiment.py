@@ -168,6 +168,15 @@ def test_corpus(spec: Dict) -> List[str]:
     return [path for split in spec.get("test_splits", ["test"]) for path in corpus(spec["eval"], split)]
 
 
+def restrict_eval(spec: Dict, langs: List[str]) -> Dict:
+    """The setting scored on some of its test languages only (the main job scores English:
+    what package_meta reads), the same training and thresholds."""
+    unknown = [lang for lang in langs if lang not in spec["eval"]]
+    if unknown or not langs:
+        raise ValueError(f"--test-langs {','.join(langs)}: the setting tests on {','.join(spec['eval'])}")
+    return {**spec, "eval": [lang for lang in spec["eval"] if lang in langs]}
+
+
 def sh(cmd: List[str], log: Path) -> float:
     start = time.time()
     with log.open("a") as out:
@@ -181,17 +190,25 @@ def sh(cmd: List[str], log: Path) -> float:
 
 def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> str:
     """Article vectors of a frozen transformer over the train splits: written once per
-    (transformer, language), merged per combination of languages."""
+    (transformer, language), merged per combination of languages. The languages still
+    missing are encoded in one process (one pipeline load), then split per language."""
     name = transformer.replace("/", "_")
+    paths = {lang: WORK / "cache" / f"{name}__{lang}.msgpack" for lang in langs}
+    stale = [lang for lang, path in paths.items()
+             if not path.exists() or Path(ROOT / transformer).stat().st_mtime > path.stat().st_mtime]
+    if stale:
+        pending = WORK / "cache" / f"{name}__pending.msgpack"
+        timings[f"cache {name} {'-'.join(stale)}"] = sh([sys.executable, "-m", "spacy_frames", "media-cache-body", transformer,
+                                                          *corpus(stale, "train"), "-o", str(pending)], log)
+        vectors = srsly.read_msgpack(pending)
+        for lang in stale:  # keys are "<lang>/<article id>" (corpora.media_cache.article_key)
+            srsly.write_msgpack(paths[lang], {k: v for k, v in vectors.items() if k.split("/", 1)[0] == lang})
+        pending.unlink()
+    if len(langs) == 1:
+        return str(paths[langs[0]].relative_to(ROOT))
     merged = {}
     for lang in langs:
-        path = WORK / "cache" / f"{name}__{lang}.msgpack"
-        if not path.exists() or Path(ROOT / transformer).stat().st_mtime > path.stat().st_mtime:
-            timings[f"cache {name} {lang}"] = sh([sys.executable, "-m", "spacy_frames", "media-cache-body", transformer,
-                                                 *corpus([lang], "train"), "-o", str(path)], log)
-        merged.update(srsly.read_msgpack(path))
-    if len(langs) == 1:
-        return str((WORK / "cache" / f"{name}__{langs[0]}.msgpack").relative_to(ROOT))
+        merged.update(srsly.read_msgpack(paths[lang]))
     path = WORK / "cache" / f"{name}__{'-'.join(langs)}.msgpack"
     srsly.write_msgpack(path, merged)
     return str(path.relative_to(ROOT))
@@ -200,7 +217,7 @@ def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> 
 def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str], seed: int, configs: str, log: Path, timings: Dict) -> List[str]:
     train = json.dumps(corpus(stage["langs"], "train"))
     common = ["--paths.train", train, "--paths.dev", json.dumps(corpus(dev, "dev")), "--system.seed", str(seed),
-              "--training.max_steps", str(stage["steps"]), "--training.eval_frequency", str(stage["steps"] // 2)]
+              "--training.max_steps", str(stage["steps"]), "--training.eval_frequency", str(stage["steps"])]
     if previous:
         common += ["--paths.media_init", previous]
     if stage["kind"] == "e2e":
@@ -236,13 +253,22 @@ def run_cli(
     export: Optional[Path] = typer.Option(None, "--export", help="Copy the final (threshold-tuned) pipeline here"),
     configs: str = typer.Option("configs", "--configs", help="Directory of the media_*.cfg configs"),
     rescore: bool = typer.Option(False, "--rescore", help="Keep a cached run's model: only re-tune thresholds and re-score"),
+    test_langs: Optional[str] = typer.Option(None, "--test-langs", help="Score test on these of the setting's languages only "
+                                             "(comma-separated); the run is then <setting>@test-<langs>"),
 ):
     """Train one setting's stages, tune thresholds on dev, score dev and test."""
     if setting not in SETTINGS:
         raise typer.BadParameter(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
     spec = SETTINGS[setting]
     check_heldout(spec)
-    name = setting if seed == 0 else f"{setting}_seed{seed}"
+    name = setting
+    if test_langs:
+        try:
+            spec = restrict_eval(spec, test_langs.split(","))
+        except ValueError as err:
+            raise typer.BadParameter(str(err))
+        name = f"{setting}@test-{'-'.join(spec['eval'])}"
+    name = name if seed == 0 else f"{name}_seed{seed}"
     out_json = RUNS / f"{name}.json"
     if not rescore and is_cached(out_json, force, mark="", hint=""):
         return
@@ -282,7 +308,7 @@ def run_cli(
 @app.command("grid")
 def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
     """Several settings in turn (each skipped when cached)."""
-    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False)
+    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False, test_langs=None)
 
 
 def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:

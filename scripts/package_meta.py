@@ -33,7 +33,9 @@ FRAMES = "metrics/frame_identifier.json"
 ELEMENTS = "metrics/frame_elements.json"
 INDUCER = "metrics/frame_inducer_fn17_dev.json"
 DISCOURSE = "metrics/discourse_sense_final.json"
-MEDIA = "metrics/media_framer/runs/headboth-en.json"
+# the main job's media_framer run (train-media: `media_experiment.py run <media_setting>
+# --test-langs en`); its English test scores are the packaged model's
+MEDIA = "metrics/media_framer/runs/headboth-multi-en-a0@test-en.json"
 
 SCORES: List[Score] = [
     *[Score(k, FRAMES, f"fn15_gold_targets.{k}", 0.01, "FrameNet 1.5 test, gold targets", "evaluate-frames")
@@ -47,9 +49,14 @@ SCORES: List[Score] = [
     Score("induce_pif", INDUCER, "verb.all.pif", 0.01, "FrameNet 1.7 dev verb targets, the packaged centroids (purity / inverse-purity F1)", "score-inducer-fn17"),
     *[Score(f"disc_{level}_{name}", DISCOURSE, f"gdtb_test.{level}.{name}", 0.01, "GDTB test implicit relations, the main job's model", "evaluate-discourse")
       for level in ("l1", "l2") for name in ("acc", "macro_f1")],
-    *[Score(f"media_{name}", MEDIA, f"scores.test.all.{name}", 1.0, "SemEval-2023 task 3 English, the fixed held-out split, the main job's model", "train-media")
+    *[Score(f"media_{name}", MEDIA, f"scores.test.en.{name}", 1.0, "SemEval-2023 task 3 English, the fixed held-out split, the main job's model", "train-media")
       for name in ("micro_f1", "macro_f1")],
 ]
+
+
+def with_media_run(scores: List[Score], media_run: str) -> List[Score]:
+    """The scores, media_framer's read from `media_run` (the main job's run of vars.media_setting)."""
+    return [s._replace(path=media_run) if s.path == MEDIA else s for s in scores]
 
 SOURCES: List[Dict[str, str]] = [
     {"name": "FrameNet 1.5", "url": "https://framenet.icsi.berkeley.edu", "author": "ICSI Berkeley (Baker, Fillmore, Lowe)",
@@ -93,11 +100,11 @@ def read_score(score: Score, root: Path) -> float:
     return round(float(value) * score.scale, 4)
 
 
-def build_meta(base: Dict[str, Any], root: Path = ROOT, allow_missing: bool = False) -> Dict[str, Any]:
+def build_meta(base: Dict[str, Any], root: Path = ROOT, allow_missing: bool = False, media_run: str = MEDIA) -> Dict[str, Any]:
     """`base` (the pipeline's meta) with performance, performance_sources and sources."""
     performance: Dict[str, Optional[float]] = {}
     performance_sources: Dict[str, Dict[str, str]] = {}
-    for score in SCORES:
+    for score in with_media_run(SCORES, media_run):
         try:
             performance[score.key] = read_score(score, root)
         except MissingScore as err:
@@ -118,12 +125,13 @@ def main(
     pipeline_meta: Path = typer.Argument(..., help="The assembled pipeline's meta.json"),
     output: Path = typer.Argument(..., help="meta.json to write (for spacy package --meta-path)"),
     allow_missing: bool = typer.Option(False, "--allow-missing", help="Write null for a missing score instead of failing"),
+    media_run: str = typer.Option(MEDIA, "--media-run", help="The main job's media_framer run file (relative to the project root)"),
 ):
     if not pipeline_meta.exists():
         raise typer.BadParameter(f"{pipeline_meta} not found: assemble the pipeline first (spacy project run assemble-frames-trf)")
     base = json.loads(pipeline_meta.read_text(encoding="utf8"))
     try:
-        meta = build_meta(base, allow_missing=allow_missing)
+        meta = build_meta(base, allow_missing=allow_missing, media_run=media_run)
     except MissingScore as err:
         typer.secho(f"error: {err}", err=True, fg="red")
         raise typer.Exit(1)

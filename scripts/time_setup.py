@@ -3,8 +3,10 @@
     python scripts/time_setup.py --output metrics/setup_timing.json
 
 Clones HEAD next to this checkout (so ../shared resolves the same), creates a new
-venv, runs the install part and then `spacy project run all` with it, and writes
-the wall times and peak memory. Takes several minutes; nothing in this checkout
+venv, runs the install part and then the main job with it, and writes the wall times
+and peak memory. The main job is `spacy project run all`, run as its workflow's steps one
+`spacy project run <step>` at a time (what `run all` does), so each step's minutes are
+recorded too (`step_seconds`). Takes several minutes; nothing in this checkout
 changes except the output file.
 """
 import json
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+import srsly
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]"'
@@ -35,6 +38,14 @@ def run_timed(command: str, cwd: Path, env: dict, log: Optional[Path] = None) ->
     return round(time.perf_counter() - start, 1)
 
 
+def workflow_steps(project_yml: Path, workflow: str = "all") -> list:
+    """The commands of a project.yml workflow, in order."""
+    steps = srsly.read_yaml(project_yml)["workflows"][workflow]
+    if not steps:
+        raise ValueError(f"workflow {workflow!r} of {project_yml} has no steps")
+    return list(steps)
+
+
 def main(
     output: Path = typer.Option(ROOT / "metrics" / "setup_timing.json", help="JSON file to write"),
     clone_dir: Path = typer.Option(ROOT.parent / "spacy_frames_timing", help="Fresh clone (removed first)"),
@@ -49,7 +60,10 @@ def main(
     env = dict(os.environ, PATH=f"{venv_dir / 'bin'}:{os.environ['PATH']}")
     env.pop("PYTHONPATH", None)
     install_s = run_timed(INSTALL, clone_dir, env, log)
-    main_s = run_timed(MAIN_JOB, clone_dir, env, log)
+    step_seconds = {}
+    for step in workflow_steps(clone_dir / "project.yml"):
+        step_seconds[step] = run_timed(f"python -m spacy project run {step}", clone_dir, env, log)
+    main_s = round(sum(step_seconds.values()), 1)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     result = {
         "commit": commit,
@@ -57,6 +71,8 @@ def main(
         "install_seconds": install_s,
         "main_job_command": MAIN_JOB,
         "main_job_seconds": main_s,
+        "main_job_minutes": round(main_s / 60, 1),
+        "step_seconds": step_seconds,
         "total_seconds": round(install_s + main_s, 1),
         # peak RSS of the largest child process (KiB on Linux)
         "peak_child_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),

@@ -86,7 +86,7 @@ def corpus_langs(paths):
 
 @pytest.mark.parametrize("setting", ["lolo-fr-headboth", "lolo-en-headboth", "lolo-po-use", "lolo-it-headboth-p1"])
 def test_run_never_trains_or_tunes_on_the_held_out_language(recorded, setting, tmp_path):
-    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
     held = mx.SETTINGS[setting]["heldout"]
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == len(mx.SETTINGS[setting]["stages"])
@@ -104,7 +104,7 @@ def test_run_never_trains_or_tunes_on_the_held_out_language(recorded, setting, t
 
 
 def test_multilingual_recipe_run_starts_the_english_phase_from_phase_one(recorded):
-    mx.run_cli("headboth-multi-en", seed=0, force=False, export=None, configs="configs", rescore=False)
+    mx.run_cli("headboth-multi-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
     first, second = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert corpus_langs(json.loads(first[first.index("--paths.train") + 1])) == set(mx.LANGS)
     assert corpus_langs(json.loads(second[second.index("--paths.train") + 1])) == {"en"}
@@ -153,9 +153,45 @@ WIDTH = "--components.media_framer.model.hidden_width"
 ])
 def test_recipe_variants_reach_every_training_stage(recorded, setting, alpha, width):
     """-a0: no contrastive term, -lin: a linear head, in every stage of the chain."""
-    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False)
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == len(mx.SETTINGS[setting]["stages"])
     for cmd in trains:
         assert (cmd[cmd.index(ALPHA) + 1] if ALPHA in cmd else None) == alpha
         assert (cmd[cmd.index(WIDTH) + 1] if WIDTH in cmd else None) == width
+
+
+def test_main_job_scores_english_only_in_its_own_run_file(recorded, tmp_path):
+    """--test-langs en: the same stages and thresholds, test scored on English only, written
+    beside (not over) the setting's full run, as package_meta reads it."""
+    mx.run_cli("headboth-multi-en-a0", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="en")
+    trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
+    assert len(trains) == 2 and corpus_langs(json.loads(trains[0][trains[0].index("--paths.train") + 1])) == set(mx.LANGS)
+    test = [c for c in recorded if "evaluate-media" in c][-1]
+    assert corpus_langs(test) == {"en"}
+    assert not (tmp_path / "runs" / "headboth-multi-en-a0.json").exists()
+    run = srsly.read_json(tmp_path / "runs" / "headboth-multi-en-a0@test-en.json")
+    assert set(run["scores"]["test"]) == {"all", "en"} and run["test_corpus"] == ["corpus/media_frames/en_test.spacy"]
+    with pytest.raises(Exception, match="tests on"):
+        mx.run_cli("headboth-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="fr")
+
+
+def test_body_cache_encodes_missing_languages_in_one_process(recorded, tmp_path, monkeypatch):
+    """The frozen transformer's article vectors: one media-cache-body call for every language
+    not cached yet, split into per-language files; cached languages are not encoded again."""
+    def fake_sh(cmd, log):
+        recorded.append(cmd)
+        langs = [Path(p).name.split("_")[0] for p in cmd if p.endswith(".spacy")]
+        Path(cmd[cmd.index("-o") + 1]).parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_msgpack(cmd[cmd.index("-o") + 1], {f"{lang}/{k}": [float(k)] for lang in langs for k in range(2)})
+        return 1.0
+
+    monkeypatch.setattr(mx, "sh", fake_sh)
+    timings = {}
+    merged = mx.body_cache(mx.FRAMES, ["en", "fr"], Path(tmp_path / "log"), timings)
+    assert len(recorded) == 1 and corpus_langs(recorded[0]) == {"en", "fr"}
+    assert set(srsly.read_msgpack(tmp_path / merged)) == {"en/0", "en/1", "fr/0", "fr/1"}
+    assert set(srsly.read_msgpack(mx.WORK / "cache" / "training_frames_final__fr.msgpack")) == {"fr/0", "fr/1"}
+    mx.body_cache(mx.FRAMES, ["en", "fr", "ge"], Path(tmp_path / "log"), timings)
+    assert len(recorded) == 2 and corpus_langs(recorded[1]) == {"ge"}
+    assert not list((mx.WORK / "cache").glob("*pending*"))

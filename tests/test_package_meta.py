@@ -70,3 +70,16 @@ def test_command_line_writes_the_meta_and_fails_cleanly(tmp_path):
     assert json.loads(out.read_text())["performance"]["fe_f"] > 0
     missing = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "nope.json"), str(out)], capture_output=True, text=True)
     assert missing.returncode != 0 and "assemble" in missing.stderr
+
+
+def test_media_scores_come_from_the_given_run_english_test(package_meta, tmp_path):
+    """media_framer's scores are the English test of the main job's run of vars.media_setting
+    (`--media-run`), whichever languages that run also scored."""
+    copy_metrics(package_meta, tmp_path)
+    run = tmp_path / "metrics" / "media_framer" / "runs" / "other@test-en.json"
+    run.write_text(json.dumps({"scores": {"test": {"all": {"micro_f1": 0.5, "macro_f1": 0.4}, "en": {"micro_f1": 0.71, "macro_f1": 0.45}}}}))
+    meta = package_meta.build_meta(BASE_META, root=tmp_path, media_run="metrics/media_framer/runs/other@test-en.json")
+    assert meta["performance"]["media_micro_f1"] == 0.71 and meta["performance"]["media_macro_f1"] == 0.45
+    assert meta["performance_sources"]["media_micro_f1"]["file"] == "metrics/media_framer/runs/other@test-en.json"
+    with pytest.raises(package_meta.MissingScore, match="nope.json"):
+        package_meta.build_meta(BASE_META, root=tmp_path, media_run="metrics/media_framer/runs/nope.json")

@@ -151,10 +151,11 @@ def test_discourse_experiment_settings_are_valid_overrides():
     # the ablations share one length; `packaged` keeps the config's (the main job's)
     ablations = {k: v for k, v in discourse_experiment.SETTINGS.items() if not k.startswith("packaged")}
     assert {s["training.max_steps"] for s in ablations.values()} == {600}
-    # the main job's two candidates train at the same compute: 2 epochs with copies, 4 without;
-    # the config is the CE one
+    # the main job's two candidates train at the same compute (each relation with its copy:
+    # half the steps, rounded up); the config is the CE one
     config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=True)
-    assert discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"] == 2 * discourse_experiment.SETTINGS["packaged"]["training.max_steps"]
+    steps = {k: discourse_experiment.SETTINGS[k]["training.max_steps"] for k in ("packaged", "packaged-ce")}
+    assert steps["packaged"] == -(-steps["packaged-ce"] // 2)
     assert config["training"]["max_steps"] == discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"]
     assert config["components"]["discourse_sense"]["contrastive_weight"] == 0.0 and not config["corpora"]["train"]["augment"]
     assert config["components"]["discourse_sense"]["separator"] == config["corpora"]["train"]["separator"] == config["corpora"]["dev"]["separator"]
@@ -347,3 +348,13 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     assert all("cats_score" in row and 0 <= row["score"] <= 1 for row in curve["evaluations"])
     best = max(row["score"] for row in curve["evaluations"])
     assert curve["best_step"] == [row["step"] for row in curve["evaluations"] if row["score"] == best][-1]
+
+
+def test_time_setup_times_the_main_job_step_by_step():
+    """time-setup runs the `all` workflow one step at a time, in its order (so each step is timed)."""
+    import srsly
+    import time_setup
+
+    steps = time_setup.workflow_steps(SCRIPTS.parent / "project.yml")
+    assert steps == srsly.read_yaml(SCRIPTS.parent / "project.yml")["workflows"]["all"]
+    assert steps[0] == "assets" and "train-media" in steps and steps[-1] == "annotate"
