@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import srsly
+import typer
 
 SCRIPTS = Path(__file__).parents[1] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
@@ -172,7 +173,7 @@ def test_main_job_scores_english_only_in_its_own_run_file(recorded, tmp_path):
     assert not (tmp_path / "runs" / "headboth-multi-en-a0.json").exists()
     run = srsly.read_json(tmp_path / "runs" / "headboth-multi-en-a0@test-en.json")
     assert set(run["scores"]["test"]) == {"all", "en"} and run["test_corpus"] == ["corpus/media_frames/en_test.spacy"]
-    with pytest.raises(Exception, match="tests on"):
+    with pytest.raises(typer.BadParameter, match="tests on"):
         mx.run_cli("headboth-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="fr")
 
 
