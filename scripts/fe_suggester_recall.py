@@ -15,7 +15,11 @@ import typer
 from spacy.tokens import Doc, DocBin
 
 app = typer.Typer(add_completion=False)
-SETTINGS = [(4, 30, False), (4, 30, True), (6, 30, True), (8, 30, True), (4, 50, True), (8, 50, True)]
+# (max_ngram, window, subtrees, ngram_gap); ngram_gap None: every n-gram of the window
+SETTINGS = [
+    (4, 30, False, None), (4, 30, True, None), (6, 30, True, None), (8, 30, True, None), (4, 50, True, None), (8, 50, True, None),
+    (4, 30, True, 2), (4, 30, True, 0), (8, 30, True, 0),
+]
 
 
 @app.command()
@@ -32,7 +36,7 @@ def main(
 
     install_extensions()
     nlp = spacy.load(parser, exclude=["ner"])
-    result = {"parser": parser, "settings": "max_ngram, window, subtrees", "corpora": {}}
+    result = {"parser": parser, "settings": "max_ngram, window, subtrees[, ngram_gap when set]", "corpora": {}}
     for path in corpora:
         start = time.time()
         docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
@@ -45,13 +49,14 @@ def main(
                     pairs.append((doc, doc[target.start : target.end], fes))
         n_gold = sum(len(fes) for _, _, fes in pairs)
         by_setting = {}
-        for max_ngram, window, subtrees in SETTINGS:
+        for max_ngram, window, subtrees, ngram_gap in SETTINGS:
             found = candidates = 0
             for doc, target, fes in pairs:
-                cands = set(fe_candidates(doc, target, max_ngram, window, subtrees))
+                cands = set(fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap))
                 found += len(fes & cands)
                 candidates += len(cands)
-            by_setting[f"{max_ngram},{window},{subtrees}"] = {
+            key = f"{max_ngram},{window},{subtrees}" + (f",{ngram_gap}" if ngram_gap is not None else "")
+            by_setting[key] = {
                 "recall": round(100.0 * found / max(n_gold, 1), 2), "candidates_per_target": round(candidates / max(len(pairs), 1), 1)}
         result["corpora"][path.parent.name + "/" + path.name] = {"targets_with_fes": len(pairs), "gold_fes": n_gold, "by_setting": by_setting,
                                                                  "seconds": round(time.time() - start, 1)}

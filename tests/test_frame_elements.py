@@ -194,6 +194,26 @@ def test_scorer_counts_exact_span_and_label():
     assert score_frame_elements([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_f"] is None
 
 
+def test_error_breakdown_by_hand():
+    from spacy_frames.scoring.frame_elements import fe_errors
+
+    nlp = spacy.blank("en")
+    install_extensions()
+    gold = toy_fe_docs(nlp.vocab)[0]  # "She gave him a gift ." Giving(gave): Donor 0-1, Recipient 2-3, Theme 3-5
+    pred = nlp.make_doc(gold.text)
+    gave = pred.char_span(4, 8, label="Giving")
+    # Donor right; "him" named Theme (label); "gift" named Theme (boundary: gold Theme is "a gift");
+    # "." named Time (spurious)
+    pred.spans[FE_KEY] = [make_fe_span(gave, 0, 1, "Donor"), make_fe_span(gave, 2, 3, "Theme"), make_fe_span(gave, 4, 5, "Theme"), make_fe_span(gave, 5, 6, "Time")]
+    errors = fe_errors([Example(pred, gold)])
+    assert errors["gold"] == {"correct": 1, "boundary": 1, "label": 1, "overlap_other": 0, "missed": 0}
+    assert errors["predicted"] == {"correct": 1, "boundary": 1, "label": 1, "overlap_other": 0, "spurious": 1}
+    pred.spans[FE_KEY] = [make_fe_span(gave, 3, 4, "Donor")]  # over gold Theme, another name; the rest missed
+    errors = fe_errors([Example(pred, gold)])
+    assert errors["gold"] == {"correct": 0, "boundary": 0, "label": 0, "overlap_other": 1, "missed": 2}
+    assert errors["predicted"]["overlap_other"] == 1
+
+
 def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     import shutil
 
@@ -213,6 +233,7 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     assert result.exit_code == 0, result.output
     scores = srsly.read_json(out)
     assert scores["fn15_dev"]["fe_f"] == 100.0 and scores["fn15_dev"]["gold_fes"] == sum(len(s) for fes in FES for s in fes.values())
+    assert scores["fn15_dev"]["errors"]["gold"]["correct"] == scores["fn15_dev"]["gold_fes"] and "errors" not in scores["fn15_test"]
     assert scores["fn17_dev"]["fe_f"] == 100.0 and scores["fn17_dev_new_frames"] is None
     assert list(scores["fn15_dev"]["top_fe_types"])[:2] == ["Donor", "Recipient"]
     assert 0.0 <= scores["fn15_test_end_to_end"]["fe_f"] <= 100.0
@@ -272,6 +293,23 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     assert nlp.get_pipe("frame_elements").cfg["decoding"] == sweep["best"]["decoding"]
     assert nlp.config["components"]["frame_elements"]["threshold"] == sweep["best"]["threshold"]
     assert "frame_identifier" in nlp.pipe_names  # saved as a whole frame parser
+    # the candidate n-gram gap: every gap tried, fewer rows for a smaller gap, the choice in
+    # config.cfg and in the loaded suggester
+    rows = {row["ngram_gap"]: row["candidate_rows"] for row in sweep["grid"]}
+    assert set(rows) == {None, 2, 0} and rows[0] < rows[None]
+    assert nlp.config["components"]["frame_elements"]["suggester"]["ngram_gap"] == sweep["best"]["ngram_gap"]
+    assert nlp.get_pipe("frame_elements").suggester.keywords["ngram_gap"] == sweep["best"]["ngram_gap"]
+    best = [r for r in sweep["grid"] if r["fe_f"] == sweep["best"]["fe_f"]]
+    assert sweep["best"]["candidate_rows"] == min(r["candidate_rows"] for r in best)
+
+
+def test_tune_fe_threshold_rejects_a_bad_ngram_gap(trained_fe, toy_fe_corpus, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    result = CliRunner().invoke(app, ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(tmp_path / "x.json"), "--ngram-gap", "near"])
+    assert result.exit_code != 0 and "--ngram-gap" in result.output and not (tmp_path / "x.json").exists()
 
 
 def test_negative_sampling_keeps_every_fe_row():

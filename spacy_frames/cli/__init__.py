@@ -179,22 +179,32 @@ def tune_fe_threshold_cli(
     model: str = Arg(..., help="Trained pipeline with frame_elements"),
     corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus with gold FEs"),
     output: Path = Opt(..., "--output", "-o", help="JSON file to write (the sweep)"),
-    output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen threshold here"),
+    output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen settings here"),
+    ngram_gap: List[str] = Opt(["none", "2", "0"], "--ngram-gap", help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)"),
     # fmt: on
 ):
-    """Choose frame_elements' decoding and decision threshold for FE F1 on dev (gold frames)."""
+    """Choose frame_elements' candidate n-gram gap, decoding and decision threshold for FE F1
+    on dev (gold frames)."""
     import srsly
 
     from ..scoring.frame_elements_eval import tune_fe_threshold
 
     try:
-        result = tune_fe_threshold(model, corpus, output_model)
+        gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
+    except ValueError:
+        raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}")
+    try:
+        result = tune_fe_threshold(model, corpus, output_model, ngram_gaps=gaps)
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
-    typer.echo(f"best: {best['decoding']} decoding, threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}" + (f" (was {before['fe_f']} at {before['threshold']})" if before else ""))
+    typer.echo(
+        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, threshold {best['threshold']}: "
+        f"FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']} ({best['candidate_rows']} candidate rows)"
+        + (f" (was {before['fe_f']} at {before['threshold']}, {before['candidate_rows']} rows)" if before else "")
+    )
 
 
 @app.command("evaluate-frames")

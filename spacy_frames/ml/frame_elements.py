@@ -19,14 +19,16 @@ the row's span vector with each option's vector, and the 0/1 mask of the options
   by the component without retraining) and mapped by a learned square matrix that starts
   as the identity, so the pretrained geometry of the definitions is where training begins.
 """
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
+from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats2d
 
+from ..suggesters.frame_elements import subtree_edges
 from .layers import build_span_pooler, l2_normalize
 
 Row = Tuple[int, int, int, int]
@@ -92,36 +94,36 @@ def bucket(value, edges: Sequence[int]):
     return numpy.searchsorted(edges, value, side="right") - 1
 
 
-def _root(heads: numpy.ndarray, start: int, end: int) -> int:
-    """The first token of [start, end) whose head lies outside it (or is itself)."""
-    for i in range(start, end):
-        h = heads[i]
-        if h == i or not start <= h < end:
-            return i
-    return start
+def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
+    """Per span [start, end): its first token whose head lies outside it (or is itself);
+    the start when none does. One vectorised pass per token position, over distinct spans."""
+    codes, inverse = numpy.unique(starts.astype("int64") * (len(heads) + 1) + ends, return_inverse=True)
+    first, last = codes // (len(heads) + 1), codes % (len(heads) + 1)
+    root, found = first.copy(), numpy.zeros(len(codes), dtype=bool)
+    for k in range(int((last - first).max(initial=0))):
+        i = first + k
+        open_ = ~found & (i < last)
+        if not open_.any():
+            break
+        h = heads[numpy.minimum(i, len(heads) - 1)]
+        is_root = open_ & ((h == i) | (h < first) | (h >= last))
+        root[is_root] = i[is_root]
+        found |= is_root
+    return root[inverse.reshape(-1)]
 
 
-def syntax_features(doc: Doc, rows: List[Row]) -> numpy.ndarray:
+def syntax_features(doc: Doc, rows: Union[numpy.ndarray, List[Row]]) -> numpy.ndarray:
     """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
     zero when the doc has no parse). Roots are found once per distinct span."""
     out = numpy.zeros((len(rows), N_SYNTAX), dtype="f")
-    if not doc.has_annotation("DEP") or not rows:
+    if not doc.has_annotation("DEP") or not len(rows):
         return out
-    heads = numpy.asarray([t.head.i for t in doc], dtype="i")
-    deps = numpy.asarray([DEP_INDEX.get(t.dep_, len(DEP_LABELS)) for t in doc], dtype="i")
-    left = numpy.asarray([t.left_edge.i for t in doc], dtype="i")
-    right = numpy.asarray([t.right_edge.i for t in doc], dtype="i")
-    roots: Dict[Tuple[int, int], int] = {}
-    arr = numpy.asarray(rows, dtype="i")
-    ts, te, ss, se = arr.T
-
-    def root_of(start: int, end: int) -> int:
-        if (start, end) not in roots:
-            roots[(start, end)] = _root(heads, start, end)
-        return roots[(start, end)]
-
-    span_root = numpy.asarray([root_of(a, b) for a, b in zip(ss.tolist(), se.tolist())], dtype="i")
-    target_root = numpy.asarray([root_of(a, b) for a, b in zip(ts.tolist(), te.tolist())], dtype="i")
+    heads = numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")
+    dep_index = {doc.vocab.strings[label]: i for label, i in DEP_INDEX.items()}  # hashes: uint64, kept so
+    deps = numpy.asarray([dep_index.get(d, len(DEP_LABELS)) for d in doc.to_array(DEP).tolist()], dtype="i")
+    left, right = subtree_edges(heads)  # right: one past the subtree's last token
+    ts, te, ss, se = numpy.asarray(rows, dtype="int64").reshape(-1, 4).T
+    span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
     n = numpy.arange(len(rows))
     out[n, deps[span_root]] = 1.0
     head = heads[span_root]
@@ -133,14 +135,14 @@ def syntax_features(doc: Doc, rows: List[Row]) -> numpy.ndarray:
     out[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
     out[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
     out[:, n_dep + 3] = (head == target_head) & has_head
-    out[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] + 1 == se)
+    out[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
     return out
 
 
-def position_features(rows: List[Row]) -> numpy.ndarray:
+def position_features(rows: Union[numpy.ndarray, List[Row]]) -> numpy.ndarray:
     """One-hots of the span's side and gap to its target, and of its length."""
     out = numpy.zeros((len(rows), n_position_features()), dtype="f")
-    if not rows:
+    if not len(rows):
         return out
     ts, te, ss, se = numpy.asarray(rows, dtype="i").T
     n_dist = len(DISTANCE_BUCKETS)
@@ -186,31 +188,32 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     docs, rows, options = X
     ops = model.ops
     pooler, span_mlp = model.layers[:2]
-    flat_rows = [row for doc_rows in rows for row in doc_rows]
+    # rows: per doc an (n, 4) array or a list of 4-tuples
+    flat_rows = numpy.concatenate([numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in rows]) if rows else numpy.zeros((0, 4), dtype="int64")
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
     # one pooling pass over the distinct spans each doc needs: its candidate spans, their
     # targets (and the spans' first and last tokens); rows index into the pooled spans
     endpoints = model.attrs["endpoints"]
     n_groups = 4 if endpoints else 2
-    spans: List[List[range]] = []
+    spans: List[numpy.ndarray] = []  # per doc its distinct [start, end) spans
     doc_index: List[numpy.ndarray] = []
     offset = 0
     for doc, doc_rows in zip(docs, rows):
         if not len(doc_rows):
-            spans.append([])
+            spans.append(numpy.zeros((0, 2), dtype="int64"))
             continue
         ts, te, ss, se = numpy.asarray(doc_rows, dtype="int64").T
         starts = numpy.concatenate([ss, ts] + ([ss, se - 1] if endpoints else []))
         ends = numpy.concatenate([se, te] + ([ss + 1, se] if endpoints else []))
         distinct, inverse = numpy.unique(starts * (len(doc) + 1) + ends, return_inverse=True)
-        spans.append([range(int(code // (len(doc) + 1)), int(code % (len(doc) + 1))) for code in distinct])
+        spans.append(numpy.column_stack([distinct // (len(doc) + 1), distinct % (len(doc) + 1)]))
         doc_index.append(offset + inverse.reshape(n_groups, len(doc_rows)))
         offset += len(distinct)
     index = numpy.concatenate(doc_index, axis=1) if doc_index else numpy.zeros((n_groups, 0), dtype="int64")
     pooled, bp_pooled = pooler((docs, spans), is_train)
     n_opts = max((len(o) for o in options), default=1)
-    if not flat_rows:
+    if not len(flat_rows):
         return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts)), lambda dY: X
     if len(model.layers) > 2:  # token_width: project each distinct pooled vector once
         pooled, bp_project = model.layers[2](pooled, is_train)
@@ -301,4 +304,8 @@ def _predict_hidden(ops, span_mlp: Model, pooled, idx, products, extra):
     blocks = [0, 1] + list(range(3, 3 + len(idx) - 2))  # span, target, first, last: not the product
     for i, block in zip(idx, blocks):
         pre += (pooled @ W[:, block * w : (block + 1) * w].T)[i]
-    return span_mlp.layers[-1].predict(ops.relu(pre))
+    last = span_mlp.layers[-1]
+    if last.name == "linear" and last.has_param("W"):
+        # the output layer through the array library's matmul (threaded BLAS), as Linear computes it
+        return ops.relu(pre) @ last.get_param("W").T + last.get_param("b")
+    return last.predict(ops.relu(pre))

@@ -23,8 +23,10 @@ from spacy.util import registry
 from thinc.api import Model, Ops
 from thinc.types import Floats2d, Ints1d, Ragged
 
-# per doc, its spans: Span objects, or the token indices each one covers
-SpanInput = Tuple[List[Doc], List[List[Union[Span, Sequence[int], Ints1d]]]]
+# per doc, its spans: Span objects, or the token indices each one covers; or an (n, 2)
+# integer array of contiguous [start, end) spans (the mean of many spans, without a
+# Python loop per span)
+SpanInput = Tuple[List[Doc], List[Union[List[Union[Span, Sequence[int], Ints1d]], numpy.ndarray]]]
 REDUCTIONS = ("max", "mean")
 
 
@@ -84,6 +86,17 @@ def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
     offsets = [0]
     for vecs in token_vecs:
         offsets.append(offsets[-1] + len(vecs))
+    if spans and all(isinstance(doc_spans, numpy.ndarray) for doc_spans in spans) and model.attrs["reduction"] == "mean" and width:
+        bounds = numpy.concatenate([doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)])
+        pooled, bp_bounds = mean_contiguous(ops, token_vecs, bounds, width)
+
+        def backprop_contiguous(d_pooled: Floats2d):
+            d_flat = bp_bounds(d_pooled)
+            bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
+            return X
+
+        return pooled, backprop_contiguous
+    spans = [[range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()] if isinstance(doc_spans, numpy.ndarray) else doc_spans for doc_spans in spans]
     rows = [[offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans]
     if not rows or not width:
         def backprop_empty(dY):
@@ -122,6 +135,27 @@ def max_rows(ops: Ops, token_vecs: List[Floats2d], rows: List[List[int]], width:
         cols = ops.xp.broadcast_to(ops.xp.arange(width), source.shape)
         ops.xp.add.at(d_flat, (source, cols), d_pooled)
         return d_flat
+
+    return pooled, backprop
+
+
+def mean_contiguous(ops: Ops, token_vecs: List[Floats2d], bounds: numpy.ndarray, width: int):
+    """The mean of the stacked token vectors over each [start, end) of `bounds` (n, 2),
+    from prefix sums (float64, so long documents lose no precision), and its backprop."""
+    flat = ops.xp.concatenate([v for v in token_vecs if len(v)] or [ops.alloc2f(0, width)])
+    prefix = ops.xp.zeros((flat.shape[0] + 1, width), dtype="float64")
+    ops.xp.cumsum(flat, axis=0, dtype="float64", out=prefix[1:])
+    starts, ends = ops.asarray(bounds[:, 0]), ops.asarray(bounds[:, 1])
+    lengths = ops.xp.maximum(ends - starts, 1)[:, None]
+    pooled = ((prefix[ends] - prefix[starts]) / lengths).astype("float32")
+
+    def backprop(d_pooled: Floats2d) -> Floats2d:
+        # d/len on each span's tokens: +d/len at its start, -d/len at its end, summed up
+        diff = ops.xp.zeros((flat.shape[0] + 1, width), dtype="float64")
+        share = d_pooled.astype("float64") / lengths
+        ops.xp.add.at(diff, starts, share)
+        ops.xp.add.at(diff, ends, -share)
+        return ops.xp.cumsum(diff[:-1], axis=0).astype("float32")
 
     return pooled, backprop
 

@@ -38,7 +38,7 @@ from ..inventory.frames import FrameInventory
 from ..losses import FrameElementLoss
 from ..ml.frame_elements import set_fe_vectors
 from ..scoring.frame_elements import score_frame_elements
-from ..suggesters import doc_rows
+from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
 from .base import FramesPipe, default_tok2vec_config
 from .sharing import skip_batch
@@ -54,7 +54,6 @@ dropout = 0.1
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
 FE_QUERIES = ("definitions", "labels")
-Row = Tuple[int, int, int, int]
 GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
 MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long doc's memory)
 
@@ -294,26 +293,33 @@ class FrameElements(FramesPipe):
             )
 
     # -- candidates ------------------------------------------------------------------------
-    def _targets_and_rows(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], List[List[Row]], List[List[Tuple[int, int]]]]:
+    def _targets_and_rows(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], List[numpy.ndarray], List[List[Tuple[int, int]]]]:
         """Per doc: its targets with known frames that have FEs, the candidate rows of all
-        of them (a target repeated at the same offsets gets its own copy of the rows), and
-        per target the [first, last) range of its rows."""
-        suggested = doc_rows(self.suggester(docs, ops=self.model.ops, frames_key=key))
+        of them ((n, 4) ints; a target repeated at the same offsets gets its own copy of the
+        rows), and per target the [first, last) range of its rows."""
+        suggested = self.suggester(docs, ops=self.model.ops, frames_key=key)
+        data, lengths = to_numpy(suggested.dataXd).reshape(-1, 4), to_numpy(suggested.lengths)
         targets, rows, ranges = [], [], []
-        for doc, doc_suggested in zip(docs, suggested):
-            by_offsets: Dict[Tuple[int, int], List[Row]] = {}
-            for ts, te, ss, se in doc_suggested:
-                by_offsets.setdefault((ts, te), []).append((ts, te, ss, se))
-            doc_targets, doc_rows_, doc_ranges = [], [], []
+        offset = 0
+        for doc, n in zip(docs, lengths.tolist()):
+            suggested_rows = data[offset : offset + n]
+            offset += n
+            # the rows of each target's offsets: one stable sort by offsets, then a slice each
+            codes = suggested_rows[:, 0].astype("int64") * (len(doc) + 1) + suggested_rows[:, 1]
+            order = numpy.argsort(codes, kind="stable")
+            sorted_codes = codes[order]
+            doc_targets, pieces, doc_ranges, n_rows = [], [], [], 0
             for target in doc.spans[key] if key in doc.spans else []:
                 if not self._known(target.label_):
                     continue
-                cands = by_offsets.get((target.start, target.end), [])
-                doc_ranges.append((len(doc_rows_), len(doc_rows_) + len(cands)))
-                doc_rows_.extend(cands)
+                code = target.start * (len(doc) + 1) + target.end
+                first, last = numpy.searchsorted(sorted_codes, [code, code + 1])
+                pieces.append(suggested_rows[order[first:last]])
+                doc_ranges.append((n_rows, n_rows + int(last - first)))
+                n_rows += int(last - first)
                 doc_targets.append(target)
             targets.append(doc_targets)
-            rows.append(doc_rows_)
+            rows.append(numpy.concatenate(pieces).astype("int64") if pieces else numpy.zeros((0, 4), dtype="int64"))
             ranges.append(doc_ranges)
         return targets, rows, ranges
 
@@ -341,20 +347,25 @@ class FrameElements(FramesPipe):
         options = self._options_of(targets, ranges)
         return {"targets": targets, "rows": rows, "ranges": ranges, "options": options, "scores": self._scores(docs, rows, options)}
 
-    def _scores(self, docs: List[Doc], rows: List[List[Row]], options: List[List[int]]) -> List[numpy.ndarray]:
-        """Per row its options' scores, from model calls of at most MAX_ROWS rows (docs
+    def _scores(self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]]) -> numpy.ndarray:
+        """(n_rows, most options) scores, from model calls of at most MAX_ROWS rows (docs
         are grouped up to it; a longer doc is cut into pieces)."""
-        out: List[numpy.ndarray] = []
+        width = max((len(o) for o in options), default=1)
+        out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
         batch_docs: List[Doc] = []
-        batch_rows: List[List[Row]] = []
+        batch_rows: List[numpy.ndarray] = []
+        done = [0]
 
         def flush() -> None:
             n = sum(len(r) for r in batch_rows)
             if n:
-                first = len(out)
+                first = done[0]
                 scores, _ = self.model.predict((batch_docs, batch_rows, options[first : first + n]))
                 scores = self.model.ops.to_numpy(scores)
-                out.extend(scores[i, : len(options[first + i])] for i in range(n))
+                block = numpy.zeros((n, width), dtype="f")
+                block[:, : scores.shape[1]] = scores
+                out.append(block)
+                done[0] += n
             batch_docs.clear()
             batch_rows.clear()
 
@@ -366,7 +377,7 @@ class FrameElements(FramesPipe):
                 batch_docs.append(doc)
                 batch_rows.append(piece)
         flush()
-        return out
+        return numpy.concatenate(out)
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         temperature = getattr(self.loss, "temperature", 1.0)
@@ -374,15 +385,16 @@ class FrameElements(FramesPipe):
         for doc, doc_targets, doc_rows_, doc_ranges in zip(docs, predictions["targets"], predictions["rows"], predictions["ranges"]):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
             for target, (first, last) in zip(doc_targets, doc_ranges):
-                cands = []
-                for r in range(first, last):
-                    opts, row_scores = options[offset + r], scores[offset + r]
-                    _, _, ss, se = doc_rows_[r]
-                    for j in range(1, len(opts)):
-                        # the gain over "no FE" beyond the threshold: the decoders keep positive gains
-                        gain = (float(row_scores[j]) - float(row_scores[0])) / temperature - self.cfg["threshold"]
-                        if gain > 0:
-                            cands.append((ss, se, self.fe_table[opts[j] - 1][1], gain))
+                if last == first:
+                    continue
+                opts = options[offset + first]  # a target's rows share its frame's options
+                block = scores[offset + first : offset + last, : len(opts)]
+                # the gain over "no FE" beyond the threshold: the decoders keep positive gains
+                gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
+                cands = [
+                    (int(doc_rows_[first + r][2]), int(doc_rows_[first + r][3]), self.fe_table[opts[j + 1] - 1][1], float(gains[r, j]))
+                    for r, j in zip(*numpy.nonzero(gains > 0))
+                ]
                 for start, end, label, _ in decode(cands, self.cfg["decoding"], self.frame_excludes(target.label_)):
                     group.append(make_fe_span(target, start, end, label))
             offset += len(doc_rows_)
@@ -420,7 +432,7 @@ class FrameElements(FramesPipe):
             return {}
         return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
 
-    def _sample_negatives(self, rows: List[List[Row]], options: List[List[int]], gold: numpy.ndarray):
+    def _sample_negatives(self, rows: List[numpy.ndarray], options: List[List[int]], gold: numpy.ndarray):
         """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
         are no FE, and the head's cost grows with the rows (the frozen transformer's does not)."""
         fraction = self.cfg["negative_fraction"]
@@ -429,7 +441,8 @@ class FrameElements(FramesPipe):
         keep = (gold != 0) | (self._rng.random(len(gold)) < fraction)
         kept_rows, offset = [], 0
         for doc_rows_ in rows:
-            kept_rows.append([row for row, k in zip(doc_rows_, keep[offset : offset + len(doc_rows_)]) if k])
+            doc_keep = keep[offset : offset + len(doc_rows_)]
+            kept_rows.append(doc_rows_[doc_keep] if isinstance(doc_rows_, numpy.ndarray) else [row for row, k in zip(doc_rows_, doc_keep) if k])
             offset += len(doc_rows_)
         return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep]
 
@@ -447,7 +460,7 @@ class FrameElements(FramesPipe):
                 if target_fes:
                     columns = {self.fe_table[o - 1][1]: j for j, o in enumerate(options[offset + first]) if j}
                     for r in range(first, last):
-                        _, _, ss, se = doc_rows_[r]
+                        ss, se = int(doc_rows_[r][2]), int(doc_rows_[r][3])
                         label = target_fes.get((doc[ss].idx, doc[se - 1].idx + len(doc[se - 1])))
                         gold[offset + r] = columns.get(label, 0) if label else 0
             offset += len(doc_rows_)

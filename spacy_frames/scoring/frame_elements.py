@@ -80,3 +80,39 @@ def _core_group(inventory, frame: Optional[str], fe: str) -> str:
         return "core" if inventory.frame_element(frame, fe).is_core else "noncore"
     except ValueError:
         return "unknown"
+
+
+ERROR_CLASSES = ("correct", "boundary", "label", "overlap_other", "missed")
+
+
+def fe_errors(examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY) -> Dict[str, Dict[str, int]]:
+    """Where FE F is lost, per gold FE and per predicted FE of the gold targets (with
+    gold frames): `correct`; `boundary` (no exact match, but an overlapping FE of the same
+    name on the other side); `label` (the same span, another name); `overlap_other` (only
+    overlapping FEs of other names); `missed` (gold: nothing predicted over it) or
+    `spurious` (predicted: no gold FE under it)."""
+
+    def classify(item, own: Dict, other: Dict) -> str:
+        t_start, t_end, start, end, label = item
+        if item in other:
+            return "correct"
+        if any(o[:4] == item[:4] for o in other):
+            return "label"
+        overlapping = [o for o in other if o[:2] == (t_start, t_end) and o[2] < end and start < o[3]]
+        if any(o[4] == label for o in overlapping):
+            return "boundary"
+        return "overlap_other" if overlapping else "missed"
+
+    gold_counts, pred_counts = Counter(), Counter()
+    for eg in examples:
+        targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(targets_key, [])}
+        if not targets:
+            continue
+        gold = {k: None for k in fe_tuples(eg.reference, fe_key) if k[:2] in targets}
+        pred = {k: None for k in fe_tuples(eg.predicted, fe_key) if k[:2] in targets}
+        gold_counts.update(classify(k, gold, pred) for k in gold)
+        pred_counts.update(classify(k, pred, gold).replace("missed", "spurious") for k in pred)
+    return {
+        "gold": {name: gold_counts[name] for name in ERROR_CLASSES},
+        "predicted": {name.replace("missed", "spurious"): pred_counts[name.replace("missed", "spurious")] for name in ERROR_CLASSES},
+    }

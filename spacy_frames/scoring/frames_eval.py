@@ -261,12 +261,20 @@ def tune_detection(
     return result
 
 
-def save_with_settings(nlp: Language, component: str, chosen: Dict, output_model: Path) -> None:
+def save_with_settings(nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None) -> None:
     """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
     loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
-    `spacy train` overrides them, so the two agree."""
+    `spacy train` overrides them, so the two agree. `config_settings`: settings of the
+    component's registered blocks ({"suggester": {"ngram_gap": 0}}), which live in
+    config.cfg only (the loaded pipeline builds them from it); a key the block lacks is added."""
     nlp.get_pipe(component).cfg.update(chosen)
     nlp.to_disk(output_model)
     config_path = Path(output_model) / "config.cfg"
     overrides = {f"components.{component}.{key}": value for key, value in chosen.items()}
-    load_config(config_path, overrides=overrides, interpolate=False).to_disk(config_path)
+    config = load_config(config_path, overrides=overrides, interpolate=False)
+    for block, values in (config_settings or {}).items():
+        section = config["components"][component].get(block)
+        if not isinstance(section, dict):
+            raise ValueError(f"{component} has no block '{block}' in its config")
+        section.update(values)
+    config.to_disk(config_path)

@@ -32,7 +32,7 @@ def to_ragged(rows: Sequence[Sequence[Sequence[int]]], width: int = 2, ops: Opti
 
 def doc_rows(suggested: Ragged) -> List[List[List[int]]]:
     """The Ragged's rows per doc, as lists of ints."""
-    data, lengths = _numpy(suggested.dataXd), _numpy(suggested.lengths)
+    data, lengths = to_numpy(suggested.dataXd), to_numpy(suggested.lengths)
     out, start = [], 0
     for n in lengths.tolist():
         out.append(data[start : start + n].tolist())
@@ -56,5 +56,5 @@ def suggested_spans(docs: Iterable[Doc], suggested: Ragged, keys: Sequence[Optio
     return out
 
 
-def _numpy(array) -> numpy.ndarray:
+def to_numpy(array) -> numpy.ndarray:
     return array.get() if hasattr(array, "get") else numpy.asarray(array)  # cupy -> numpy

@@ -4,7 +4,10 @@
 Rows [target_start, target_end, span_start, span_end]: for every frame span of
 `doc.spans[frames_key]`, the candidate spans of the target's sentence, within `window`
 tokens of the target on either side:
-- every n-gram of 1..`max_ngram` tokens;
+- every n-gram of 1..`max_ngram` tokens, or (`ngram_gap`) only those with at most
+  `ngram_gap` tokens between them and the target: 0 keeps the n-grams next to it, where
+  FEs whose boundaries no subtree gives sit ("[John] gave", "gave [him]"); FN1.5 dev
+  chose 0 (tune-fe-threshold): as good as every n-gram, with a third of the rows;
 - when the doc has a dependency parse, every token's subtree, and the subtree without
   its leading preposition or trailing punctuation (FrameNet often marks "to [the
   bank]"-style FEs either way), which reaches the long clausal FEs n-grams miss.
@@ -13,41 +16,101 @@ overlap it are skipped in the data and counted). Sentences come from the pipelin
 sets them, else the whole doc is one sentence (the window still bounds the cost).
 """
 from functools import partial
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
+import numpy
+
+from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
+from spacy.symbols import ADP
 from spacy.tokens import Doc, Span
 from spacy.util import registry
-from thinc.api import Ops
+from thinc.api import Ops, get_current_ops
 from thinc.types import Ragged
 
 from ..extensions import FRAMES_KEY
-from . import to_ragged
 
 
 @registry.misc("spacy-frames.fe_candidate_suggester.v1")
-def build_fe_candidate_suggester(max_ngram: int = 4, window: int = 30, subtrees: bool = True) -> Callable[..., Ragged]:
-    """Context: `frames_key` (the key of the frame spans whose arguments are wanted)."""
+def build_fe_candidate_suggester(
+    max_ngram: int = 4, window: int = 30, subtrees: bool = True, ngram_gap: Optional[int] = None
+) -> Callable[..., Ragged]:
+    """Context: `frames_key` (the key of the frame spans whose arguments are wanted).
+    ngram_gap: the most tokens between an n-gram candidate and its target (None: any, within
+    the window)."""
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
+    if ngram_gap is not None and ngram_gap < 0:
+        raise ValueError(f"fe_candidate_suggester: ngram_gap must be >= 0 or null, got {ngram_gap}")
 
     # A partial of a module-level function, not a closure: the pipeline must pickle for
     # nlp.pipe(n_process=...) under the spawn start method (macOS, Windows).
-    return partial(suggest_fe_candidates, max_ngram=max_ngram, window=window, subtrees=subtrees)
+    return partial(suggest_fe_candidates, max_ngram=max_ngram, window=window, subtrees=subtrees, ngram_gap=ngram_gap)
 
 
 def suggest_fe_candidates(
-    docs: Iterable[Doc], *, ops: Optional[Ops] = None, frames_key: str = FRAMES_KEY, max_ngram: int = 4, window: int = 30, subtrees: bool = True
+    docs: Iterable[Doc],
+    *,
+    ops: Optional[Ops] = None,
+    frames_key: str = FRAMES_KEY,
+    max_ngram: int = 4,
+    window: int = 30,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = None,
 ) -> Ragged:
-    rows = []
+    ops = ops if ops is not None else get_current_ops()
+    data, lengths = [], []
     for doc in docs:
-        doc_rows: List[Tuple[int, int, int, int]] = []
-        for target in doc.spans[frames_key] if frames_key in doc.spans else []:
-            if not len(target):
-                continue
-            for start, end in fe_candidates(doc, target, max_ngram, window, subtrees):
-                doc_rows.append((target.start, target.end, start, end))
-        rows.append(doc_rows)
-    return to_ragged(rows, width=4, ops=ops)
+        targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
+        tokens = DocArrays(doc) if targets else None
+        doc_rows = [numpy.zeros((0, 4), dtype="int32")]
+        for target in targets:
+            cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap)
+            doc_rows.append(numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands]))
+        data.append(numpy.concatenate(doc_rows))
+        lengths.append(len(data[-1]))
+    flat = numpy.concatenate(data) if data else numpy.zeros((0, 4), dtype="int32")
+    return Ragged(ops.asarray2i(flat), ops.asarray1i(lengths))
+
+
+class DocArrays:
+    """What the candidates need of a doc's tokens, read once per doc with `Doc.to_array`
+    (not per target, and no Token objects): sentence bounds, and with a parse each token's
+    subtree edges, whether it is a preposition (its subtree is also offered without it)
+    and whether it is punctuation."""
+
+    def __init__(self, doc: Doc) -> None:
+        n = self.n = len(doc)
+        index = numpy.arange(n, dtype="int64")
+        # signed (HEAD is relative) except the DEP hash, a uint64 compared as such
+        columns = doc.to_array([HEAD, SENT_START, POS, IS_PUNCT]).astype("int64").reshape(n, 4)
+        self.sent_start = numpy.zeros(n, dtype="int64")
+        self.sent_end = numpy.full(n, n, dtype="int64")
+        if doc.has_annotation("SENT_START") and n:
+            starts = numpy.flatnonzero((columns[:, 1] == 1) | (index == 0))
+            which = numpy.searchsorted(starts, index, side="right") - 1
+            self.sent_start = starts[which]
+            self.sent_end = numpy.append(starts[1:], n)[which]
+        self.parsed = doc.has_annotation("DEP")
+        if self.parsed:
+            heads = index + columns[:, 0]
+            self.left, self.right = subtree_edges(heads)
+            self.prep = (doc.to_array(DEP) == doc.vocab.strings["prep"]) | (columns[:, 2] == ADP)
+            self.punct = columns[:, 3].astype(bool)
+
+
+def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Each token's subtree as [left, right): the least and (one past) the largest index
+    among the token and its descendants, spread up the tree one level per pass."""
+    n = len(heads)
+    left, right = numpy.arange(n, dtype="int64"), numpy.arange(1, n + 1, dtype="int64")
+    for _ in range(n):
+        new_left, new_right = left.copy(), right.copy()
+        numpy.minimum.at(new_left, heads, left)
+        numpy.maximum.at(new_right, heads, right)
+        if (new_left == left).all() and (new_right == right).all():
+            break
+        left, right = new_left, new_right
+    return left, right
 
 
 def sentence_bounds(doc: Doc, target: Span) -> Tuple[int, int]:
@@ -57,25 +120,36 @@ def sentence_bounds(doc: Doc, target: Span) -> Tuple[int, int]:
     return 0, len(doc)
 
 
-def fe_candidates(doc: Doc, target: Span, max_ngram: int, window: int, subtrees: bool = True) -> List[Tuple[int, int]]:
+def fe_candidates(
+    doc: Doc, target: Span, max_ngram: int, window: int, subtrees: bool = True, ngram_gap: Optional[int] = None
+) -> List[Tuple[int, int]]:
     """Sorted (start, end) candidates for one target (see the module docstring)."""
-    sent_start, sent_end = sentence_bounds(doc, target)
-    lo, hi = max(sent_start, target.start - window), min(sent_end, target.end + window)
-    found: Set[Tuple[int, int]] = set()
+    cands = _candidates(DocArrays(doc), target.start, target.end, max_ngram, window, subtrees, ngram_gap)
+    return [(int(a), int(b)) for a, b in cands]
 
-    def add(start: int, end: int) -> None:
-        if lo <= start < end <= hi and (end <= target.start or start >= target.end):
-            found.add((start, end))
 
-    for start in range(lo, hi):
-        for n in range(1, max_ngram + 1):
-            add(start, start + n)
-    if subtrees and doc.has_annotation("DEP"):
-        for token in doc[lo:hi]:
-            start, end = token.left_edge.i, token.right_edge.i + 1
-            add(start, end)
-            if doc[start].dep_ == "prep" or doc[start].pos_ == "ADP":
-                add(start + 1, end)
-            if end - start > 1 and doc[end - 1].is_punct:
-                add(start, end - 1)
-    return sorted(found)
+def _candidates(
+    tokens: DocArrays, t_start: int, t_end: int, max_ngram: int, window: int, subtrees: bool, ngram_gap: Optional[int]
+) -> numpy.ndarray:
+    """(k, 2) sorted distinct [start, end) candidates of the target [t_start, t_end)."""
+    sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
+    lo, hi = max(sent_start, t_start - window), min(sent_end, t_end + window)
+    starts, ends = [], []
+    for n in range(1, max_ngram + 1):
+        if ngram_gap is None:
+            s = numpy.arange(lo, hi)
+        else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
+            s = numpy.concatenate([numpy.arange(t_start - n - ngram_gap, t_start - n + 1), numpy.arange(t_end, t_end + ngram_gap + 1)])
+        starts.append(s)
+        ends.append(s + n)
+    if subtrees and tokens.parsed and lo < hi:
+        left, right = tokens.left[lo:hi], tokens.right[lo:hi]
+        # the subtree; without its leading preposition; without its trailing punctuation
+        no_prep = tokens.prep[numpy.minimum(left, tokens.n - 1)]
+        no_punct = (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
+        starts += [left, left[no_prep] + 1, left[no_punct]]
+        ends += [right, right[no_prep], right[no_punct] - 1]
+    start, end = numpy.concatenate(starts), numpy.concatenate(ends)
+    keep = (lo <= start) & (start < end) & (end <= hi) & ((end <= t_start) | (start >= t_end))
+    codes = numpy.unique(start[keep] * (tokens.n + 1) + end[keep])
+    return numpy.column_stack([codes // (tokens.n + 1), codes % (tokens.n + 1)]).astype("int32")
