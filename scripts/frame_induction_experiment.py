@@ -195,6 +195,7 @@ def run_cli(
     tuned_dev_per_lu: int = typer.Option(0, "--tuned-dev-per-lu", help="Which tuning protocol --tuned reads: 0 the full dev fold, 10 the LU-capped proxy"),
     max_per_lu: int = typer.Option(-1, "--max-per-lu", help="Training instances per LU (0 = all; -1: the config's 10)"),
     epochs: float = typer.Option(0.0, "--epochs", help="Epochs over the capped training fold, batches of 32 (0: the config's 600 steps)"),
+    transformer_path: str = typer.Option("", "--transformer", help="head variant: the frozen transformer's pipeline instead of training/frames_final (needs --tag)"),
 ):
     # fmt: on
     """One (system, fold) step of the table; skipped when its JSON exists."""
@@ -205,6 +206,12 @@ def run_cli(
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r}; choose from {list(VARIANTS)}")
     config, transformer, suffix = VARIANTS[variant]
+    if transformer_path:
+        if variant != "head" or not tag:
+            raise typer.BadParameter("--transformer is for --variant head, with a --tag naming the run")
+        if not Path(transformer_path).exists():
+            raise typer.BadParameter(f"--transformer {transformer_path!r} does not exist")
+        transformer = transformer_path
     chosen = None
     if tuned:
         if system == "vanilla" or tag:
@@ -238,7 +245,8 @@ def run_cli(
     if train_timing(cache) is not None:
         timing["train_timing"] = train_timing(cache)
     timing["device"] = "gpu" if gpu_id >= 0 else "cpu"
-    result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override})
+    result.update({"system": name, "variant": variant, "rotation": rotation, "timing": timing, "loss": SYSTEMS[system], "overrides": override,
+                   "transformer": transformer})
     if chosen is not None:
         result["tuned"] = {"setting": chosen["name"], "dev_bcf": chosen["bcf"], "file": chosen["file"], "dev_fold": rotation["dev"]}
     write_json(out_json, result)
@@ -246,6 +254,21 @@ def run_cli(
 
 
 # fmt: off
+@app.command("held-out-lus")
+def held_out_lus_cli(
+    fold: int = typer.Option(0, "--fold", help="Rotation (its test fold k; its dev fold k+1)"),
+    output: Path = typer.Option(..., "--output", "-o", help="JSON list of lexical units to write"),
+):
+    """The verb lexical units of rotation `fold`'s dev and test folds ("lemma.v"): what a
+    frame_identifier must not learn labelled for a clean head-variant comparison
+    (`spacy-frames.FrameNetCorpus.v1`'s exclude_lexical_units)."""
+    rotation = fold_rotation(fold)
+    folds = srsly.read_json(ROOT / "corpus" / "frame_induction" / "folds.json")
+    lus = sorted(f"{lemma}.v" for lemma, k in folds["lemmas"].items() if k in (rotation["dev"], rotation["test"]))
+    write_json(output, lus)
+    typer.echo(f"{len(lus)} verb LUs of folds {rotation['dev']} (dev) and {rotation['test']} (test) -> {output}")
+
+
 @app.command("tune")
 def tune_cli(
     system: str = typer.Argument(..., help=f"One of {list(SYSTEMS)}"),

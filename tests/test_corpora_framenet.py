@@ -403,3 +403,28 @@ def test_inventory_loader_from_registry(tmp_path):
     assert loader().frames_for_lu("give.v") == ["Giving"]
     with pytest.raises(FileNotFoundError, match="frame inventory not found.*project run convert"):
         registry.misc.get("spacy-frames.frame_inventory.v1")(str(tmp_path / "missing.json"))()
+
+
+def test_reader_leaves_out_the_excluded_lexical_units(tmp_path):
+    # a clean frame_identifier for frame_inducer's head comparison never sees the held-out
+    # verbs labelled: a full-text doc loses their targets (and is marked partial, so the word
+    # is no "not a target" evidence); a doc left with no target is dropped
+    import spacy
+
+    from frames_toy import toy_docs
+    from spacy_frames.corpora.readers import create_framenet_reader, is_partial
+
+    nlp = spacy.blank("en")
+    DocBin(docs=toy_docs(nlp.vocab), store_user_data=True).to_disk(tmp_path / "train.spacy")
+    srsly.write_json(tmp_path / "held_out.json", ["give.v", "buy.v"])
+    everything = list(create_framenet_reader(str(tmp_path / "train.spacy"))(nlp))
+    kept = list(create_framenet_reader(str(tmp_path / "train.spacy"), exclude_lexical_units=str(tmp_path / "held_out.json"))(nlp))
+    lus = [[t._.lexical_unit for t in eg.reference.spans[TARGETS_KEY]] for eg in kept]
+    assert len(kept) == len(everything) - 1  # "They bought a car ." had buy.v only
+    assert ["gift.n"] in lus and not any("give.v" in doc_lus or "buy.v" in doc_lus for doc_lus in lus)
+    gift = next(eg for eg in kept if [t._.lexical_unit for t in eg.reference.spans[TARGETS_KEY]] == ["gift.n"])
+    assert is_partial(gift.reference) and [t.text for t in gift.predicted.spans[TARGETS_KEY]] == ["gift"]
+    untouched = next(eg for eg in kept if "rise.v" in [t._.lexical_unit for t in eg.reference.spans[TARGETS_KEY]])
+    assert not is_partial(untouched.reference)
+    with pytest.raises(FileNotFoundError, match="inducer-clean-head"):
+        create_framenet_reader(str(tmp_path / "train.spacy"), exclude_lexical_units=str(tmp_path / "missing.json"))

@@ -130,7 +130,7 @@ def test_bad_input_gives_clear_errors():
     assert scores.shape[0] == 0 and mask.shape[0] == 0
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}])
+@pytest.mark.parametrize("kwargs", [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}, {"target_tokens": 5}])
 def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     """predict() projects the pooled blocks once per distinct span instead of building the
     (rows, 5 * width) features: the same scores (dropout 0.1 is off at prediction)."""
@@ -166,3 +166,51 @@ def test_span_roots_and_subtree_edges_match_the_parse():
     # picks among those by depth; ours keeps the first, as the features were trained with)
     expected = [next((i for i in range(a, b) if heads[i] == i or not a <= heads[i] < b), a) for a, b in spans]
     assert span_roots(heads, starts, ends).tolist() == expected
+
+
+def test_target_token_features_learn_and_their_gradients_match_finite_differences():
+    """The target-conditioned token layer (target_tokens.py): its parameters move when the
+    toy set is learned, and its backprop (to tt_W, tt_rel, tt_b and the token vectors
+    through the pooling) matches finite differences."""
+    docs, rows, options, gold = toy()
+    model = scorer(target_tokens=6)
+    model.initialize(X=(docs, rows, options))
+    weights = numpy.random.default_rng(3).normal(size=(6, 4)).astype("f")
+
+    def objective():
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        return float((scores * weights).sum()), backprop, mask
+
+    value, backprop, mask = objective()
+    backprop((weights * mask, mask))
+    embed = next(n for n in model.layers[0].get_ref("tok2vec").walk() if n.has_param("E"))
+    for node, name, index in ((model, "tt_W", (1, 3)), (model, "tt_W", (4, 40)), (model, "tt_rel", (9, 2)), (model, "tt_b", (5,)), (embed, "E", (11, 2))):
+        analytic = float(node.get_grad(name)[index])
+        param = node.get_param(name)
+        param[index] += 1e-2
+        bumped, _, _ = objective()
+        param[index] -= 1e-2
+        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1), (name, index)
+    before = model.get_param("tt_W").copy()
+    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
+    for _ in range(60):
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        grad, _ = loss(scores, (gold, mask))
+        backprop((grad, mask))
+        model.finish_update(optimizer)
+    (scores, mask), _ = model.begin_update((docs, rows, options))
+    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
+    assert not numpy.allclose(before, model.get_param("tt_W"))
+
+
+def test_target_token_pairs_cover_each_targets_window():
+    from spacy_frames.ml.target_tokens import N_REL, doc_pairs, rel_buckets
+
+    rows = numpy.array([[2, 3, 0, 2], [2, 3, 3, 5], [2, 3, 5, 8], [6, 7, 3, 5]])
+    token, pair_ts, pair_te, start, end = doc_pairs(rows)
+    # target 2-3: tokens 0..7; target 6-7: tokens 3..4; each row's span is its own pairs
+    assert token.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 3, 4] and pair_ts.tolist() == [2] * 8 + [6] * 2
+    for (ts, te, ss, se), a, b in zip(rows, start, end):
+        assert token[a:b].tolist() == list(range(ss, se)) and set(pair_ts[a:b]) == {ts}
+    rel = rel_buckets(numpy.array([0, 1, 2, 3, 40]), numpy.array([2] * 5), numpy.array([3] * 5))
+    assert rel.tolist()[2] == N_REL // 2 and rel[1] == N_REL // 2 - 1 and rel[3] == N_REL // 2 + 1 and rel[4] == N_REL - 1

@@ -293,3 +293,20 @@ def test_converter_holds_out_instances_the_centroids_never_see(fn15_zip, tmp_pat
     assert len(centroids) == 1 + 2 * 5
     assert keys(tmp_path / "b" / "centroids.spacy") == centroids
     assert again["centroid_holdout_instances"] == 1 + 2 + 3 + 3
+
+
+def test_held_out_lus_are_the_rotation_dev_and_test_verbs(tmp_path, monkeypatch):
+    import srsly
+    from typer.testing import CliRunner
+
+    fie = _experiment_script()
+    monkeypatch.setattr(fie, "ROOT", tmp_path)
+    (tmp_path / "corpus" / "frame_induction").mkdir(parents=True)
+    srsly.write_json(tmp_path / "corpus" / "frame_induction" / "folds.json", {"seed": 0, "lemmas": {"go": 0, "soar": 1, "bend": 2, "take off": 0}})
+    out = tmp_path / "held.json"
+    result = CliRunner().invoke(fie.app, ["held-out-lus", "--fold", "0", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert srsly.read_json(out) == ["go.v", "soar.v", "take off.v"]  # test fold 0 and dev fold 1, never train fold 2
+    # a head run on another transformer must be named (its JSON must not overwrite the default's)
+    result = CliRunner().invoke(fie.app, ["run", "triplet", "--fold", "0", "--variant", "head", "--transformer", str(tmp_path)])
+    assert result.exit_code != 0 and "--tag" in result.output

@@ -3,6 +3,7 @@ import random
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional
 
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
@@ -21,6 +22,7 @@ def create_framenet_reader(
     limit: int = 0,
     seed: int = 0,
     gold_frames_key: Optional[str] = None,
+    exclude_lexical_units: Optional[str] = None,
 ) -> Callable[[Language], Iterable[Example]]:
     """FrameNet DocBins (corpus/framenet15/*.spacy) as Examples.
 
@@ -33,12 +35,18 @@ def create_framenet_reader(
     gold_frames_key: also put the gold targets, labelled with their gold frames, in
     `doc.spans[gold_frames_key]` of the predicted docs ("frames": frame_elements is then
     trained and scored on gold targets and gold frames, with frame_identifier disabled).
+    exclude_lexical_units: a JSON list of lexical units ("give.v") whose targets the
+    corpus must not show labelled (a clean comparison for frame_inducer, whose test verbs
+    frame_identifier must not have learned): an exemplar of one is dropped; in a full-text
+    doc its target is removed and the doc's targets are marked partial, so the word is
+    no "not a target" evidence either.
     """
-    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key)
+    excluded = frozenset(srsly.read_json(require_corpus(exclude_lexical_units, "inducer-clean-head"))) if exclude_lexical_units else None
+    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key, excluded)
 
 
 class FrameNetCorpus:
-    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None):
+    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None, excluded=None):
         self.path = require_corpus(path)
         self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
         self.max_exemplars = max_exemplars
@@ -47,6 +55,7 @@ class FrameNetCorpus:
         self.limit = limit
         self.seed = seed
         self.gold_frames_key = gold_frames_key
+        self.excluded = excluded
         self._docs: Optional[List[Doc]] = None  # read once, reused every epoch
 
     def _load(self, vocab) -> List[Doc]:
@@ -59,6 +68,8 @@ class FrameNetCorpus:
                 for doc in sample_docbin(self.exemplars, self.max_exemplars, self.seed).get_docs(vocab):
                     mark_partial(doc, self.targets_key)
                     docs.append(doc)
+            if self.excluded:
+                docs = [doc for doc in docs if drop_lexical_units(doc, self.excluded, self.targets_key)]
             if not docs:
                 raise ValueError(f"FrameNet corpus '{self.path}' holds no documents.")
             self._docs = docs
@@ -75,6 +86,18 @@ class FrameNetCorpus:
 
 
 PARTIAL = "partial"
+
+
+def drop_lexical_units(doc: Doc, excluded: frozenset, key: str = TARGETS_KEY) -> bool:
+    """Remove the targets of `excluded` lexical units from `doc` (marking its targets
+    partial when one was removed); False when the doc had targets and none is left."""
+    targets = list(doc.spans.get(key, []))
+    kept = [t for t in targets if t._.lexical_unit not in excluded]
+    if len(kept) == len(targets):
+        return True
+    doc.spans[key] = SpanGroup(doc, name=key, spans=kept)
+    mark_partial(doc, key)
+    return bool(kept)
 
 
 def mark_partial(doc: Doc, key: str = TARGETS_KEY) -> None:

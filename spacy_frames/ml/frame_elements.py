@@ -29,6 +29,7 @@ from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats2d
 
 from ..suggesters.frame_elements import subtree_edges
+from . import target_tokens
 from .layers import build_span_pooler, l2_normalize
 
 Row = Tuple[int, int, int, int]
@@ -60,20 +61,23 @@ def build_frame_element_scorer(
     endpoints: bool = True,
     syntax: bool = True,
     token_width: int = 0,
+    target_tokens: int = 0,
 ) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
     """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
     fe_queries = "labels"); by default they are the frozen definition vectors.
     endpoints / syntax: the span's boundary tokens / its dependency features (see above).
     token_width: project the pooled vectors to this width first (0: keep the transformer's):
     the pooled means are linear in the tokens, so this is a low-rank first layer, and it
-    makes the per-candidate layer several times cheaper."""
+    makes the per-candidate layer several times cheaper.
+    target_tokens: width of the target-conditioned token features (`target_tokens.py`;
+    0: none): each span also described by its tokens as seen from its target."""
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     layers = [pooler, span_mlp] + ([Linear(nO=token_width)] if token_width else [])
     model = Model(
         "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=layers,
         params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
-        attrs={"learn_fe_vectors": learn_fe_vectors, "endpoints": endpoints, "syntax": syntax},
+        attrs={"learn_fe_vectors": learn_fe_vectors, "endpoints": endpoints, "syntax": syntax, "target_tokens": target_tokens},
     )
     model.set_ref("tok2vec", tok2vec)
     return model
@@ -82,7 +86,8 @@ def build_frame_element_scorer(
 def n_span_inputs(model: Model, width: int) -> int:
     """Width of the features a row's span vector is computed from."""
     n_vectors = 5 if model.attrs["endpoints"] else 3  # span, target, span * target, first, last
-    return n_vectors * width + n_position_features() + (N_SYNTAX if model.attrs["syntax"] else 0)
+    n_target_tokens = 3 * model.attrs.get("target_tokens", 0)
+    return n_vectors * width + n_position_features() + (N_SYNTAX if model.attrs["syntax"] else 0) + n_target_tokens
 
 
 def n_position_features() -> int:
@@ -175,6 +180,8 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
     if len(model.layers) > 2:
         model.layers[2].initialize(X=model.ops.alloc2f(2, n_vec))
         n_vec = model.layers[2].get_dim("nO")
+    if model.attrs.get("target_tokens", 0):
+        target_tokens.init_params(model, n_vec, model.attrs["target_tokens"])
     n_in = n_span_inputs(model, n_vec)
     span_mlp.initialize(X=model.ops.alloc2f(2, n_in), Y=model.ops.alloc2f(2, width))
     if not model.has_param("fe_map"):
@@ -194,21 +201,31 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
     # one pooling pass over the distinct spans each doc needs: its candidate spans, their
     # targets (and the spans' first and last tokens); rows index into the pooled spans
-    endpoints = model.attrs["endpoints"]
+    endpoints, with_tt = model.attrs["endpoints"], model.attrs.get("target_tokens", 0)
     n_groups = 4 if endpoints else 2
     spans: List[numpy.ndarray] = []  # per doc its distinct [start, end) spans
     doc_index: List[numpy.ndarray] = []
+    tt_docs, tt_tokens, tt_targets = [], [], []  # the target-token pairs (with_tt)
     offset = 0
     for doc, doc_rows in zip(docs, rows):
         if not len(doc_rows):
             spans.append(numpy.zeros((0, 2), dtype="int64"))
             continue
-        ts, te, ss, se = numpy.asarray(doc_rows, dtype="int64").T
+        arr = numpy.asarray(doc_rows, dtype="int64").reshape(-1, 4)
+        ts, te, ss, se = arr.T
         starts = numpy.concatenate([ss, ts] + ([ss, se - 1] if endpoints else []))
         ends = numpy.concatenate([se, te] + ([ss + 1, se] if endpoints else []))
-        distinct, inverse = numpy.unique(starts * (len(doc) + 1) + ends, return_inverse=True)
-        spans.append(numpy.column_stack([distinct // (len(doc) + 1), distinct % (len(doc) + 1)]))
-        doc_index.append(offset + inverse.reshape(n_groups, len(doc_rows)))
+        if with_tt:  # the window tokens of every target are pooled too, one token each
+            pairs = target_tokens.doc_pairs(arr)
+            starts, ends = numpy.concatenate([starts, pairs[0]]), numpy.concatenate([ends, pairs[0] + 1])
+        n1 = len(doc) + 1
+        distinct, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
+        spans.append(numpy.column_stack([distinct // n1, distinct % n1]))
+        doc_index.append(offset + inverse.reshape(-1)[: n_groups * len(arr)].reshape(n_groups, len(arr)))
+        if with_tt:
+            tt_docs.append(pairs)
+            tt_tokens.append(offset + numpy.searchsorted(distinct, pairs[0] * n1 + pairs[0] + 1))
+            tt_targets.append(offset + numpy.searchsorted(distinct, pairs[1] * n1 + pairs[2]))
         offset += len(distinct)
     index = numpy.concatenate(doc_index, axis=1) if doc_index else numpy.zeros((n_groups, 0), dtype="int64")
     pooled, bp_pooled = pooler((docs, spans), is_train)
@@ -226,6 +243,11 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     if model.attrs["syntax"]:
         extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
     extra_feats = ops.asarray2f(numpy.concatenate(extra, axis=1))
+    n_static = extra_feats.shape[1]
+    bp_tt = None
+    if with_tt:
+        tt_feats, bp_tt = target_tokens.forward(model, pooled, target_tokens.batch_pairs(tt_docs, tt_tokens, tt_targets), is_train)
+        extra_feats = ops.xp.concatenate([extra_feats, tt_feats], axis=1)
     if not is_train and _first_layer(span_mlp) is not None:
         hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, span_vecs * target_vecs, extra_feats), None
     else:
@@ -278,6 +300,8 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
         for g, i in enumerate(idx[2:]):
             ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
+        if bp_tt is not None:
+            bp_tt(d_feats[:, (len(idx) + 1) * w + n_static :], d_pooled)
         bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
         return X
 

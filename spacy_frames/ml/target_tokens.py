@@ -1,0 +1,130 @@
+"""Target-conditioned token features for frame_elements' candidate spans.
+
+The shared transformer reads a document once for all its targets, so a token's vector
+does not know which target it is an argument of. This layer gives each (target, token)
+pair of the target's candidate window its own small vector,
+
+    u(t, i) = ReLU(W [h_i ; h_i * h_t] + b + E[rel(i, t)]),
+
+where rel buckets the signed distance of token i from the target, and a candidate span of
+that target is described by the mean of u over its tokens and u at its first and last
+token: the span's content as seen from this target, cheap to compute because it is per
+token of the window (tens per target), not per candidate row.
+
+The parameters (`tt_W`, `tt_b`, `tt_rel`) live on the FE scorer model (serialized and
+stepped with it); `pairs` is the per-batch plan, `forward` the features and backprop.
+"""
+from typing import Callable, List, NamedTuple, Tuple
+
+import numpy
+from thinc.api import Model, Ops
+from thinc.types import Floats2d
+
+REL_EDGES = (1, 2, 3, 4, 6, 8, 12, 16, 24)  # |distance| buckets; the last is open
+N_REL = 2 * len(REL_EDGES) + 1  # before, inside the target, after
+
+
+class Pairs(NamedTuple):
+    """The (target, token) pairs of a batch: their tokens' and targets' rows in the pooled
+    matrix, their distance buckets, and per candidate row the pair index of its span start
+    and end (a row's span [s, e) of its target is pairs [start, end))."""
+
+    token: numpy.ndarray
+    target: numpy.ndarray
+    rel: numpy.ndarray
+    row_start: numpy.ndarray
+    row_end: numpy.ndarray
+
+
+def init_params(model: Model, n_in: int, width: int) -> None:
+    rng = numpy.random.default_rng(1)
+    if not model.has_param("tt_W"):
+        model.set_param("tt_W", model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(2 * n_in), (width, 2 * n_in)).astype("f")))
+        model.set_param("tt_b", model.ops.alloc1f(width))
+        model.set_param("tt_rel", model.ops.asarray2f(rng.normal(0, 0.1, (N_REL, width)).astype("f")))
+
+
+def rel_buckets(tokens: numpy.ndarray, t_start: numpy.ndarray, t_end: numpy.ndarray) -> numpy.ndarray:
+    """Signed distance buckets: 0..len-1 before the target (nearest first), len inside
+    it, len+1.. after it."""
+    before = t_start - tokens  # >= 1 before the target
+    after = tokens - t_end + 1  # >= 1 after it
+    n = len(REL_EDGES)
+    out = numpy.full(len(tokens), n, dtype="int64")
+    b = before >= 1
+    out[b] = n - 1 - (numpy.searchsorted(REL_EDGES, before[b], side="right") - 1)
+    a = after >= 1
+    out[a] = n + 1 + numpy.searchsorted(REL_EDGES, after[a], side="right") - 1
+    return out
+
+
+def doc_pairs(rows: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """For one doc's rows (ts, te, ss, se): per pair its token, target start and end; per
+    row its pair start and end (offsets within this doc's pairs)."""
+    ts, te, ss, se = rows.T
+    codes, which = numpy.unique(ts * (int(rows.max()) + 2) + te, return_inverse=True)
+    which = which.reshape(-1)
+    lo = numpy.full(len(codes), numpy.iinfo("int64").max)
+    hi = numpy.zeros(len(codes), dtype="int64")
+    numpy.minimum.at(lo, which, ss)
+    numpy.maximum.at(hi, which, se)
+    lengths = hi - lo
+    first = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]])
+    token = numpy.repeat(lo - first, lengths) + numpy.arange(int(lengths.sum()))
+    target_start, target_end = numpy.zeros(len(codes), dtype="int64"), numpy.zeros(len(codes), dtype="int64")
+    target_start[which], target_end[which] = ts, te
+    pair_ts, pair_te = numpy.repeat(target_start, lengths), numpy.repeat(target_end, lengths)
+    base = first[which] - lo[which]
+    return token, pair_ts, pair_te, base + ss, base + se
+
+
+def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tuple[Floats2d, Callable]:
+    """(n_rows, 3 * width) features [mean of u over the span ; u at its first ; u at its
+    last token] and the backprop, which adds the pooled matrix's gradient into
+    `d_pooled` and returns nothing."""
+    ops: Ops = model.ops
+    W, b, E = model.get_param("tt_W"), model.get_param("tt_b"), model.get_param("tt_rel")
+    w = pooled.shape[1]
+    h_tok, h_tgt = pooled[pairs.token], pooled[pairs.target]
+    X = ops.xp.concatenate([h_tok, h_tok * h_tgt], axis=1)
+    Z = X @ W.T + b + E[pairs.rel]
+    U = ops.relu(Z)
+    prefix = ops.xp.zeros((U.shape[0] + 1, U.shape[1]), dtype="float64")
+    ops.xp.cumsum(U, axis=0, dtype="float64", out=prefix[1:])
+    lengths = ops.xp.maximum(pairs.row_end - pairs.row_start, 1)[:, None]
+    mean = ((prefix[pairs.row_end] - prefix[pairs.row_start]) / lengths).astype("float32")
+    feats = ops.xp.concatenate([mean, U[pairs.row_start], U[pairs.row_end - 1]], axis=1)
+
+    def backprop(d_feats: Floats2d, d_pooled: Floats2d) -> None:
+        k = U.shape[1]
+        diff = ops.xp.zeros((U.shape[0] + 1, k), dtype="float64")
+        share = d_feats[:, :k].astype("float64") / lengths
+        ops.xp.add.at(diff, pairs.row_start, share)
+        ops.xp.add.at(diff, pairs.row_end, -share)
+        d_U = ops.xp.cumsum(diff[:-1], axis=0).astype("float32")
+        ops.xp.add.at(d_U, pairs.row_start, d_feats[:, k : 2 * k])
+        ops.xp.add.at(d_U, pairs.row_end - 1, d_feats[:, 2 * k :])
+        d_Z = d_U * (Z > 0)
+        model.inc_grad("tt_W", d_Z.T @ X)
+        model.inc_grad("tt_b", d_Z.sum(axis=0))
+        d_E = ops.alloc2f(*E.shape)
+        ops.xp.add.at(d_E, pairs.rel, d_Z)
+        model.inc_grad("tt_rel", d_E)
+        d_X = d_Z @ W
+        ops.xp.add.at(d_pooled, pairs.token, d_X[:, :w] + d_X[:, w:] * h_tgt)
+        ops.xp.add.at(d_pooled, pairs.target, d_X[:, w:] * h_tok)
+
+    return feats, backprop
+
+
+def batch_pairs(per_doc: List[Tuple[numpy.ndarray, ...]], token_index: List[numpy.ndarray], target_index: List[numpy.ndarray]) -> Pairs:
+    """The batch's Pairs from each doc's `doc_pairs` and the pooled rows of its pairs'
+    tokens and targets."""
+    offsets = numpy.cumsum([0] + [len(p[0]) for p in per_doc])
+    return Pairs(
+        token=numpy.concatenate(token_index).astype("int64") if token_index else numpy.zeros(0, dtype="int64"),
+        target=numpy.concatenate(target_index).astype("int64") if target_index else numpy.zeros(0, dtype="int64"),
+        rel=numpy.concatenate([rel_buckets(p[0], p[1], p[2]) for p in per_doc]) if per_doc else numpy.zeros(0, dtype="int64"),
+        row_start=numpy.concatenate([p[3] + o for p, o in zip(per_doc, offsets)]) if per_doc else numpy.zeros(0, dtype="int64"),
+        row_end=numpy.concatenate([p[4] + o for p, o in zip(per_doc, offsets)]) if per_doc else numpy.zeros(0, dtype="int64"),
+    )
