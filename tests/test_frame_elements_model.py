@@ -28,29 +28,35 @@ def scorer(seed=0, width=8, **kwargs):
     return model
 
 
+def fits_the_toy_set(model, steps=60):
+    """Train `model` on the toy set; whether every row's best option is its gold one."""
+    docs, rows, options, gold = toy()
+    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
+    for _ in range(steps):
+        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        grad, _ = loss(scores, (gold, mask))
+        backprop((grad, mask))
+        model.finish_update(optimizer)
+    (scores, mask), _ = model.begin_update((docs, rows, options))
+    return bool((numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all())
+
+
 def test_overfits_a_toy_set_and_every_parameter_group_moves():
     docs, rows, options, gold = toy()
     model = scorer()
     model.initialize(X=(docs, rows, options))
     before = {name: model.get_param(name).copy() for name in ("fe_map", "no_fe", "fe_vectors")}
-    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
-    for _ in range(60):
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
-        grad, value = loss(scores, (gold, mask))
-        backprop((grad, mask))
-        model.finish_update(optimizer)
-    (scores, mask), _ = model.begin_update((docs, rows, options))
-    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
+    assert fits_the_toy_set(model)
     assert not numpy.allclose(before["fe_map"], model.get_param("fe_map"))
     assert not numpy.allclose(before["no_fe"], model.get_param("no_fe"))
     assert numpy.array_equal(before["fe_vectors"], model.get_param("fe_vectors"))  # the definitions stay frozen
 
 
-def test_gradients_of_the_option_side_match_finite_differences():
+def assert_finite_differences(model, checks, seed, step=1e-2, abs_tol=2e-2, rel=0.1):
+    """Each (node, param name, index) of `checks`: the analytic gradient of a weighted sum
+    of the toy set's scores against the one-sided finite difference."""
     docs, rows, options, _ = toy()
-    model = scorer()
-    model.initialize(X=(docs, rows, options))
-    weights = numpy.random.default_rng(1).normal(size=(6, 4)).astype("f")
+    weights = numpy.random.default_rng(seed).normal(size=(6, 4)).astype("f")
 
     def objective():
         (scores, mask), backprop = model.begin_update((docs, rows, options))
@@ -58,38 +64,38 @@ def test_gradients_of_the_option_side_match_finite_differences():
 
     value, backprop, mask = objective()
     backprop((weights * mask, mask))
-    for name, index in (("fe_map", (1, 2)), ("no_fe", (3,))):
-        analytic = float(model.get_grad(name)[index])
-        param = model.get_param(name)
-        param[index] += 1e-3
+    for node, name, index in checks:
+        analytic = float(node.get_grad(name)[index])
+        param = node.get_param(name)
+        param[index] += step
         bumped, _, _ = objective()
-        param[index] -= 1e-3
-        assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3)
+        param[index] -= step
+        assert analytic == pytest.approx((bumped - value) / step, abs=abs_tol, rel=rel), (name, index)
+
+
+def initialized(**kwargs):
+    docs, rows, options, _ = toy()
+    model = scorer(**kwargs)
+    model.initialize(X=(docs, rows, options))
+    return model
+
+
+def embedding_table(model):
+    return next(n for n in model.layers[0].get_ref("tok2vec").walk() if n.has_param("E"))
+
+
+def test_gradients_of_the_option_side_match_finite_differences():
+    model = initialized()
+    assert_finite_differences(model, [(model, "fe_map", (1, 2)), (model, "no_fe", (3,))], seed=1, step=1e-3, abs_tol=5e-3, rel=None)
 
 
 @pytest.mark.parametrize("token_width", [0, 12])
 def test_gradients_of_the_span_side_match_finite_differences(token_width):
     """Through the span MLP, the span-target product, the projection and the pooled token vectors."""
-    docs, rows, options, _ = toy()
-    model = scorer(token_width=token_width)
-    model.initialize(X=(docs, rows, options))
-    weights = numpy.random.default_rng(2).normal(size=(6, 4)).astype("f")
+    model = initialized(token_width=token_width)
     mlp_in = max((n for n in model.layers[1].walk() if n.has_param("W")), key=lambda n: n.get_param("W").shape[1])
-
-    def objective():
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
-        return float((scores * weights).sum()), backprop, mask
-
-    value, backprop, mask = objective()
-    backprop((weights * mask, mask))
-    embed = model.layers[0].get_ref("tok2vec")
-    for node, name, index in ((mlp_in, "W", (3, 5)), (mlp_in, "W", (7, 40)), (mlp_in, "W", (2, 50)), (mlp_in, "W", (5, 59)), (next(n for n in embed.walk() if n.has_param("E")), "E", (11, 2))):
-        analytic = float(node.get_grad(name)[index])
-        param = node.get_param(name)
-        param[index] += 1e-2
-        bumped, _, _ = objective()
-        param[index] -= 1e-2
-        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1)
+    checks = [(mlp_in, "W", (3, 5)), (mlp_in, "W", (7, 40)), (mlp_in, "W", (2, 50)), (mlp_in, "W", (5, 59)), (embedding_table(model), "E", (11, 2))]
+    assert_finite_differences(model, checks, seed=2)
 
 
 def test_syntax_features_read_the_parse():
@@ -172,34 +178,11 @@ def test_target_token_features_learn_and_their_gradients_match_finite_difference
     """The target-conditioned token layer (target_tokens.py): its parameters move when the
     toy set is learned, and its backprop (to tt_W, tt_rel, tt_b and the token vectors
     through the pooling) matches finite differences."""
-    docs, rows, options, gold = toy()
-    model = scorer(target_tokens=6)
-    model.initialize(X=(docs, rows, options))
-    weights = numpy.random.default_rng(3).normal(size=(6, 4)).astype("f")
-
-    def objective():
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
-        return float((scores * weights).sum()), backprop, mask
-
-    value, backprop, mask = objective()
-    backprop((weights * mask, mask))
-    embed = next(n for n in model.layers[0].get_ref("tok2vec").walk() if n.has_param("E"))
-    for node, name, index in ((model, "tt_W", (1, 3)), (model, "tt_W", (4, 40)), (model, "tt_rel", (9, 2)), (model, "tt_b", (5,)), (embed, "E", (11, 2))):
-        analytic = float(node.get_grad(name)[index])
-        param = node.get_param(name)
-        param[index] += 1e-2
-        bumped, _, _ = objective()
-        param[index] -= 1e-2
-        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1), (name, index)
+    model = initialized(target_tokens=6)
+    checks = [(model, "tt_W", (1, 3)), (model, "tt_W", (4, 40)), (model, "tt_rel", (9, 2)), (model, "tt_b", (5,)), (embedding_table(model), "E", (11, 2))]
+    assert_finite_differences(model, checks, seed=3)
     before = model.get_param("tt_W").copy()
-    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
-    for _ in range(60):
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
-        grad, _ = loss(scores, (gold, mask))
-        backprop((grad, mask))
-        model.finish_update(optimizer)
-    (scores, mask), _ = model.begin_update((docs, rows, options))
-    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
+    assert fits_the_toy_set(model)
     assert not numpy.allclose(before, model.get_param("tt_W"))
 
 

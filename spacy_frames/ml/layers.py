@@ -88,27 +88,21 @@ def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
         offsets.append(offsets[-1] + len(vecs))
     if spans and all(isinstance(doc_spans, numpy.ndarray) for doc_spans in spans) and model.attrs["reduction"] == "mean" and width:
         bounds = numpy.concatenate([doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)])
-        pooled, bp_bounds = mean_contiguous(ops, token_vecs, bounds, width)
+        pooled, bp_flat = mean_contiguous(ops, token_vecs, bounds, width)
+    else:
+        spans = [[range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()] if isinstance(doc_spans, numpy.ndarray) else doc_spans for doc_spans in spans]
+        rows = [[offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans]
+        if not rows or not width:
+            def backprop_empty(dY):
+                bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
+                return X
 
-        def backprop_contiguous(d_pooled: Floats2d):
-            d_flat = bp_bounds(d_pooled)
-            bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
-            return X
-
-        return pooled, backprop_contiguous
-    spans = [[range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()] if isinstance(doc_spans, numpy.ndarray) else doc_spans for doc_spans in spans]
-    rows = [[offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans]
-    if not rows or not width:
-        def backprop_empty(dY):
-            bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
-            return X
-
-        return ops.alloc2f(len(rows), width), backprop_empty
-    reduce = max_rows if model.attrs["reduction"] == "max" else mean_span_rows
-    pooled, bp_rows = reduce(ops, token_vecs, rows, width)
+            return ops.alloc2f(len(rows), width), backprop_empty
+        reduce = max_rows if model.attrs["reduction"] == "max" else mean_span_rows
+        pooled, bp_flat = reduce(ops, token_vecs, rows, width)
 
     def backprop(d_pooled: Floats2d):
-        d_flat = bp_rows(d_pooled)
+        d_flat = bp_flat(d_pooled)
         bp_tok2vec([d_flat[offsets[d] : offsets[d + 1]] for d in range(len(token_vecs))])
         return X
 
