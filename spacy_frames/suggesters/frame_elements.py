@@ -24,10 +24,11 @@ from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
 from spacy.symbols import ADP
 from spacy.tokens import Doc, Span
 from spacy.util import registry
-from thinc.api import Ops, get_current_ops
+from thinc.api import Ops
 from thinc.types import Ragged
 
 from ..extensions import FRAMES_KEY
+from . import to_ragged
 
 
 @registry.misc("spacy-frames.fe_candidate_suggester.v1")
@@ -57,8 +58,7 @@ def suggest_fe_candidates(
     subtrees: bool = True,
     ngram_gap: Optional[int] = None,
 ) -> Ragged:
-    ops = ops if ops is not None else get_current_ops()
-    data, lengths = [], []
+    rows = []
     for doc in docs:
         targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
         tokens = DocArrays(doc) if targets else None
@@ -66,10 +66,8 @@ def suggest_fe_candidates(
         for target in targets:
             cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap)
             doc_rows.append(numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands]))
-        data.append(numpy.concatenate(doc_rows))
-        lengths.append(len(data[-1]))
-    flat = numpy.concatenate(data) if data else numpy.zeros((0, 4), dtype="int32")
-    return Ragged(ops.asarray2i(flat), ops.asarray1i(lengths))
+        rows.append(numpy.concatenate(doc_rows))
+    return to_ragged(rows, width=4, ops=ops)
 
 
 class DocArrays:
@@ -113,18 +111,14 @@ def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
     return left, right
 
 
-def sentence_bounds(doc: Doc, target: Span) -> Tuple[int, int]:
-    if doc.has_annotation("SENT_START"):
-        sent = doc[target.start].sent
-        return sent.start, max(sent.end, target.end)
-    return 0, len(doc)
-
-
 def fe_candidates(
-    doc: Doc, target: Span, max_ngram: int, window: int, subtrees: bool = True, ngram_gap: Optional[int] = None
+    doc: Doc, target: Span, max_ngram: int, window: int, subtrees: bool = True, ngram_gap: Optional[int] = None,
+    tokens: Optional["DocArrays"] = None,
 ) -> List[Tuple[int, int]]:
-    """Sorted (start, end) candidates for one target (see the module docstring)."""
-    cands = _candidates(DocArrays(doc), target.start, target.end, max_ngram, window, subtrees, ngram_gap)
+    """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
+    the doc's DocArrays, when the caller asks for many targets of one doc."""
+    tokens = tokens if tokens is not None else DocArrays(doc)
+    cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap)
     return [(int(a), int(b)) for a, b in cands]
 
 
