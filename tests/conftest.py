@@ -239,15 +239,27 @@ def trained_fe(trained_frames, toy_fe_corpus, tmp_path_factory):
     return train_tiny(fe_config(trained_frames, toy_fe_corpus), tmp_path_factory.mktemp("frame_elements"), 60, 20)
 
 
-def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, media) -> Path:
-    """configs/test/frames_trf.cfg assembled as `spacy assemble` builds en_frames_trf."""
+@pytest.fixture(scope="session")
+def trained_inducer_head(trained_frames, toy_folds, tiny_bert, tmp_path_factory):
+    """The packaged inducer's shape: a head (configs/test/inducer_head.cfg) on the toy
+    frame_identifier pipeline's frozen transformer, alpha 0 and no masked-pass encoder."""
+    config = component_config(
+        "inducer_head", tiny_bert, trained_frames, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy",
+        **{"components.frame_inducer.alpha": 0.0, "components.frame_inducer.model.mask_encoder": None},
+    )
+    return train_tiny(config, tmp_path_factory.mktemp("inducer_head"), 20, 10)
+
+
+def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, media, **overrides) -> Path:
+    """configs/test/frames_trf.cfg assembled as `spacy assemble` builds en_frames_trf
+    (overrides: config settings, e.g. another inducer's replace_listeners)."""
     import spacy
     from spacy.training.initialize import get_sourced_components
 
     config = spacy.util.load_config(
         TEST_CONFIG_DIR / "frames_trf.cfg",
         overrides={"paths.frames": str(frames), "paths.elements": str(elements), "paths.inducer": str(inducer),
-                   "paths.discourse": str(discourse), "paths.media": str(media)},
+                   "paths.discourse": str(discourse), "paths.media": str(media), **overrides},
         interpolate=False,
     )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
@@ -258,15 +270,15 @@ def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, medi
 
 
 @pytest.fixture(scope="session")
-def tiny_frames_trf(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory) -> Path:
+def tiny_frames_trf(trained_frames, trained_fe, trained_inducer_head, trained_discourse, trained_media, tmp_path_factory) -> Path:
     """A tiny en_frames_trf: every component, trained on its toy data, assembled from
-    configs/test/frames_trf.cfg (the inducer with centroids fitted on its toy instances)."""
+    configs/test/frames_trf.cfg (the head inducer with centroids fitted on its toy instances)."""
     import spacy
 
     from test_frame_inducer import fit_clusters
 
     tmp = tmp_path_factory.mktemp("frames_trf")
-    inducer_nlp = spacy.load(trained_inducer)
+    inducer_nlp = spacy.load(trained_inducer_head)
     fit_clusters(inducer_nlp)
     inducer_nlp.to_disk(tmp / "inducer")
     return assemble_frames_trf(tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media)

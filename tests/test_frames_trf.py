@@ -1,6 +1,7 @@
 """en_frames_trf as `spacy assemble` builds it (configs/test/frames_trf.cfg), on tiny models."""
 import pytest
 import spacy
+import srsly
 
 from spacy_frames.extensions import FE_KEY
 
@@ -11,12 +12,13 @@ from test_frame_inducer import fit_clusters, induced, preset
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_trf, trained_fe, trained_inducer, trained_discourse, trained_media):
-    """configs/test/frames_trf.cfg: frame_identifier's pipeline + the inducer and discourse_sense
-    with their own transformer copies (replace_listeners), as `spacy assemble` builds en_frames_trf."""
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse, trained_media):
+    """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements and the inducer
+    as heads on its transformer, discourse_sense with its own transformer copy
+    (replace_listeners), as `spacy assemble` builds en_frames_trf."""
     from spacy_frames.tools.annotate import format_doc
 
-    inducer_nlp = spacy.load(trained_inducer)
+    inducer_nlp = spacy.load(trained_inducer_head)
     fit_clusters(inducer_nlp)
     nlp = spacy.load(tiny_frames_trf)
     assert nlp.pipe_names[-5:] == ["frame_identifier", "frame_elements", "frame_inducer", "discourse_sense", "media_framer"]
@@ -35,7 +37,8 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_tr
         assert [[(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in doc._.frames] == [
             [(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in expected._.frames
         ]
-    # the inducer embeds with its own copy: same clusters as the standalone inducer
+    # the inducer embeds with the shared transformer, which is the frozen one it was trained
+    # on: same clusters as the standalone inducer
     for reference in toy_instance_docs(nlp.vocab)[:6]:
         doc = nlp(preset(nlp, reference))
         frame_spans = doc.spans["frames"]
@@ -101,7 +104,48 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
         assert not numpy.allclose(before, weights()), f"the transformer did not step ({losses})"
 
 
-def test_assembled_inducer_saves_its_tied_mask_encoder_once(tiny_frames_trf, trained_inducer):
+@pytest.fixture(scope="module")
+def own_copy_frames_trf(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory):
+    """The tiny pipeline with an inducer that fine-tuned its own encoder copy (configs/test/inducer.cfg,
+    alpha > 0 possible), moved into the component by replace_listeners."""
+    from conftest import assemble_frames_trf
+
+    tmp = tmp_path_factory.mktemp("frames_trf_own_inducer")
+    inducer_nlp = spacy.load(trained_inducer)
+    fit_clusters(inducer_nlp)
+    inducer_nlp.to_disk(tmp / "inducer")
+    return assemble_frames_trf(
+        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media,
+        **{"components.frame_inducer.replace_listeners": ["model.tok2vec"]},
+    )
+
+
+def test_packaged_head_inducer_listens_to_the_shared_transformer_and_stores_no_encoder(tiny_frames_trf, own_copy_frames_trf):
+    """The packaged inducer (a head, alpha 0, mask_encoder null) adds no transformer weights to
+    the pipeline, runs no second pass, and says clearly that it cannot mix in v_mask."""
+    nlp = spacy.load(tiny_frames_trf)
+    inducer = nlp.get_pipe("frame_inducer")
+    from spacy_frames.ml.frame_inducer import optional_ref
+
+    assert inducer.cfg["alpha"] == 0.0 and optional_ref(inducer.model, "mask_encoder") is None
+    assert any(node in nlp.get_pipe("transformer").listeners for node in inducer.model.walk())
+    own = spacy.load(own_copy_frames_trf).get_pipe("frame_inducer")
+    # the head's model is its projection; the own-copy inducer's carries a whole transformer
+    # (its mask encoder saved once with it)
+    model_bytes = lambda component: len(srsly.msgpack_loads(component.to_bytes(exclude=["vocab"]))["model"])
+    transformer_bytes = model_bytes(nlp.get_pipe("transformer"))
+    assert model_bytes(inducer) < 0.05 * transformer_bytes and model_bytes(own) > 0.9 * transformer_bytes
+    with pytest.raises(ValueError, match="needs a mask_encoder"):
+        inducer.set_alpha(0.5)
+    # its clusters and assignments survive to_bytes / from_bytes
+    reloaded = spacy.load(tiny_frames_trf)
+    reloaded.get_pipe("frame_inducer").from_bytes(inducer.to_bytes())
+    for reference in toy_instance_docs(nlp.vocab)[:4]:
+        got, expected = reloaded(preset(reloaded, reference)), nlp(preset(nlp, reference))
+        assert got.spans["frames"][0]._.induced_frame == expected.spans["frames"][0]._.induced_frame is not None
+
+
+def test_assembled_inducer_saves_its_tied_mask_encoder_once(own_copy_frames_trf, trained_inducer):
     """After replace_listeners the inducer's mask encoder runs the same weights as its own
     transformer copy: they are saved once and tied again on load, with the same v_mask."""
     import copy
@@ -110,7 +154,7 @@ def test_assembled_inducer_saves_its_tied_mask_encoder_once(tiny_frames_trf, tra
 
     from spacy_frames.pipeline.sharing import own_transformer_wrapper
 
-    nlp = spacy.load(tiny_frames_trf)
+    nlp = spacy.load(own_copy_frames_trf)
     inducer = nlp.get_pipe("frame_inducer")
     assert inducer.cfg["mask_encoder_weights"] == "tok2vec"
     mask_module = inducer.model.get_ref("mask_encoder").layers[0].shims[0]._model
@@ -126,7 +170,7 @@ def test_assembled_inducer_saves_its_tied_mask_encoder_once(tiny_frames_trf, tra
     assert v_mask == pytest.approx(expected, abs=1e-5)
     # to_bytes / from_bytes keep the tie; weights that differ are saved with the mask encoder
     once = inducer.to_bytes()
-    reloaded = spacy.load(tiny_frames_trf).get_pipe("frame_inducer").from_bytes(once)
+    reloaded = spacy.load(own_copy_frames_trf).get_pipe("frame_inducer").from_bytes(once)
     reloaded_mask = reloaded.model.get_ref("mask_encoder").layers[0].shims[0]._model
     assert reloaded_mask.encoder is own_transformer_wrapper(reloaded.model.get_ref("tok2vec")).shims[0]._model
     mask_module.encoder = copy.deepcopy(own)

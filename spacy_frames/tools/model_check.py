@@ -62,6 +62,7 @@ def load_pipeline(model: Union[str, Path], **kwargs):
     """`spacy.load(model, **kwargs)`, a directory checked first, with a damaged file
     reported as ModelDataError (see the module docstring)."""
     import spacy
+    from confection import ConfigValidationError
 
     if Path(model).exists():
         check_model_dir(model)
@@ -69,6 +70,11 @@ def load_pipeline(model: Union[str, Path], **kwargs):
         return spacy.load(model, **kwargs)
     except ModelDataError:
         raise
+    except ConfigValidationError as err:
+        # a config.cfg that parses but lacks settings (e.g. cut at a section boundary)
+        if not Path(model).is_dir():
+            raise
+        raise model_data_error(Path(model) / "config.cfg", ValueError(" ".join(str(err).split()))) from err
     except Exception as err:
         where = failed_file(err)
         if where is None:
