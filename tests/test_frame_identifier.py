@@ -274,7 +274,8 @@ def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_
         nlp.to_disk(d)
         reloaded = spacy.load(d).get_pipe("frame_identifier")
         numpy.testing.assert_allclose(reloaded.index.matrix, fi.index.matrix, atol=1e-6)
-    # a frame added later starts from its definition alone
+    # with new_frame_memory "zero", a frame added later starts from its definition alone
+    fi.cfg["new_frame_memory"] = "zero"
     fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"])
     assert not fi.index.residual[-1].any()
     # another inventory (say FN1.7): frames are re-encoded, learned offsets kept by name
@@ -285,6 +286,22 @@ def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_
     assert "Reading" in fi.index.names and "Cooking" not in fi.index.names
     numpy.testing.assert_array_equal(fi.index.residual[fi.index.rows(["Giving"])[0]], giving)
     assert not fi.index.residual[fi.index.rows(["Reading"])[0]].any()
+    # new_frame_memory: a frame without memory gets one derived from the frames that have one
+    known = [n for n in fi.index.names if n != "Reading"]
+    fi.cfg["new_frame_memory"] = "mean"
+    fi.set_inventory(inventory)
+    numpy.testing.assert_allclose(fi.index.residual[fi.index.rows(["Reading"])[0]],
+                                  fi.index.residual[fi.index.rows(known)].mean(0), atol=1e-6)
+    numpy.testing.assert_array_equal(fi.index.residual[fi.index.rows(["Giving"])[0]], giving)
+    fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"])
+    assert fi.index.residual[-1].any() and fi.cfg["new_frame_memory"] == "mean"
+    with make_tempdir() as d:  # the rule and the filled memory are saved with the component
+        nlp.to_disk(d)
+        reloaded = spacy.load(d).get_pipe("frame_identifier")
+        assert reloaded.cfg["new_frame_memory"] == "mean"
+        numpy.testing.assert_allclose(reloaded.index.matrix, fi.index.matrix, atol=1e-6)
+    with pytest.raises(ValueError, match="new_frame_memory must be one of"):
+        spacy.blank("en").add_pipe("frame_identifier", config={"new_frame_memory": "nearest"})
 
 
 def test_scorer_duplicate_gold_targets_match_once():

@@ -422,6 +422,26 @@ def evaluate_media_cli(
         typer.echo(f"{lang}\tmicro-F1 {s['micro_f1']:.3f}\tmacro-F1 {s['macro_f1']:.3f}\tn {s['n']}")
 
 
+@app.command("half-storage")
+def half_storage_cli(
+    # fmt: off
+    model: Path = Arg(..., help="Pipeline directory (rewritten in place unless --output)"),
+    component: List[str] = Opt(..., "--component", "-c", help="Component whose own encoder weights are stored in float16 (repeat)"),
+    output: Optional[Path] = Opt(None, "--output", "-o", help="Save here instead"),
+    # fmt: on
+):
+    """Store the named components' own torch weights in float16 (loaded back as float32)."""
+    import json
+
+    from ..tools.half_storage import half_storage
+
+    try:
+        result = half_storage(model, list(component), output)
+    except (OSError, ValueError) as err:
+        _fail(err)
+    typer.echo(json.dumps(result, indent=1))
+
+
 from . import evaluate_cli  # noqa: E402,F401
 from . import robustness_cli  # noqa: E402,F401
 from . import midtune_train_cli  # noqa: E402,F401

@@ -39,6 +39,7 @@ from ..scoring.frames import score_frame_identification
 from ..suggesters import suggested_spans
 from ..suggesters.frames import TargetBatch, build_frame_target_suggester, detection_examples, gold_targets, target_batch
 from .base import FramesPipe, default_tok2vec_config
+from .frame_memory import parse_rule, predict_memory
 from .sharing import skip_batch, tie_to_transformer
 from .target_calibration import TargetCalibration, candidate_key, resolve_overlaps
 
@@ -76,6 +77,8 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "share_frame_encoder": False,
         "frame_memory": False,
         "frame_memory_lr_scale": 100.0,
+        # chosen on FN1.7 dev (scripts/new_frame_memory_study.py): R@1 83.4 against 80.4 for "zero"
+        "new_frame_memory": "mean",
         "loss": {"@losses": "spacy-frames.InfoNCE.v1", "temperature": 0.07},
         "detection_loss": {"@losses": "spacy-frames.BinaryCrossEntropy.v1", "pos_weight": 1.0},
         "detection_weight": 1.0,
@@ -106,6 +109,7 @@ def make_frame_identifier(
     share_frame_encoder: bool,
     frame_memory: bool,
     frame_memory_lr_scale: float,
+    new_frame_memory: str,
     loss: Callable,
     detection_loss: Callable,
     detection_weight: float,
@@ -134,6 +138,8 @@ def make_frame_identifier(
     frame_memory (bool): with cached frame vectors, learn an offset per frame
         (added to its definition vector; frames added later start at zero).
     frame_memory_lr_scale (float): learning-rate multiplier of the frame memory.
+    new_frame_memory (str): the memory of a frame that has none (added at run time, new in
+        a swapped-in inventory): "zero", "mean", "ridge@PENALTY" or "knn@K" (frame_memory.py).
     loss (Callable): contrastive loss over cosine scores (spacy-frames.InfoNCE.v1).
     detection_loss (Callable): loss of the target detector.
     detection_weight (float): weight of the detection loss.
@@ -146,7 +152,7 @@ def make_frame_identifier(
         nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, top_k=top_k, lexicon_filter=lexicon_filter,
         threshold=threshold, oov_threshold=oov_threshold, oov_pos=oov_pos, objective=objective, n_negatives=n_negatives,
         train_frame_encoder=train_frame_encoder, share_frame_encoder=share_frame_encoder, frame_memory=frame_memory,
-        frame_memory_lr_scale=frame_memory_lr_scale, loss=loss, detection_loss=detection_loss,
+        frame_memory_lr_scale=frame_memory_lr_scale, new_frame_memory=new_frame_memory, loss=loss, detection_loss=detection_loss,
         detection_weight=detection_weight, suggester=suggester, scorer=scorer,
     )
 
@@ -179,6 +185,7 @@ class FrameIdentifier(FramesPipe):
         share_frame_encoder: bool = False,
         frame_memory: bool = False,
         frame_memory_lr_scale: float = 100.0,
+        new_frame_memory: str = "mean",
         loss: Optional[Callable] = None,
         detection_loss: Optional[Callable] = None,
         detection_weight: float = 1.0,
@@ -187,11 +194,12 @@ class FrameIdentifier(FramesPipe):
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"frame_identifier: objective must be one of {OBJECTIVES}, got {objective!r}")
+        parse_rule(new_frame_memory)
         cfg: Dict[str, Any] = {
             "spans_key": spans_key, "targets_key": targets_key, "top_k": top_k, "lexicon_filter": lexicon_filter,
             "threshold": threshold, "oov_threshold": oov_threshold, "oov_pos": list(oov_pos), "overlapping_candidates": overlapping_candidates, "objective": objective,
             "n_negatives": n_negatives, "train_frame_encoder": train_frame_encoder, "share_frame_encoder": share_frame_encoder,
-            "frame_memory": frame_memory, "frame_memory_lr_scale": frame_memory_lr_scale, "detection_weight": detection_weight,
+            "frame_memory": frame_memory, "frame_memory_lr_scale": frame_memory_lr_scale, "new_frame_memory": new_frame_memory, "detection_weight": detection_weight,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else InfoNCE(0.07)
@@ -224,7 +232,12 @@ class FrameIdentifier(FramesPipe):
         self.lexicon = Lexicon(self.inventory)
         vector = self._encode_frames([name])
         self.index.add([name], vector)
-        self._set_memory(self.index.residual)  # the new frame's row starts at zero
+        residual = self.index.residual
+        if residual is not None:  # the new frame's row: zero, or as new_frame_memory derives it
+            fresh = numpy.zeros(len(residual), dtype=bool)
+            fresh[-1] = True
+            self.index.set_residual(predict_memory(self.index.base, residual, fresh, self.cfg.get("new_frame_memory", "mean")))
+        self._set_memory(self.index.residual)
 
     def _require_inventory(self) -> None:
         if not len(self.inventory):
@@ -344,7 +357,10 @@ class FrameIdentifier(FramesPipe):
             width = memory.shape[1]
             source = carried if carried is not None else {n: n for n in names}
             residual = numpy.stack([old.get(source.get(n, ""), numpy.zeros(width, dtype="float32")) for n in names]) if names else None
-        self.index.build(names, self._encode_frames(names), residual)
+        base = self._encode_frames(names)
+        if residual is not None and carried is not None:  # a swapped-in inventory: frames new to the memory
+            residual = predict_memory(base, residual, ~numpy.any(residual != 0, axis=1), self.cfg.get("new_frame_memory", "mean"))
+        self.index.build(names, base, residual)
         self._set_memory(self.index.residual)
 
     # -- the frame memory: a parameter of the model, its rows in index order ------------
