@@ -54,6 +54,7 @@ def test_set_inventory_carries_the_memory_by_id(trained_frames):
     frames["Renamed_" + first] = frames.pop(first)
     frames[first] = {"id": 10_000, "definition": "A new frame with an old name.", "lexical_units": []}
     new = FrameInventory(frames=frames, relations={}, source="next")
+    fi.cfg["new_frame_memory"] = "zero"  # the default ("mean") fills the new frame's row
     fi.set_inventory(new)
     rows = dict(zip(fi.index.names, fi.index.residual))
     assert numpy.array_equal(rows["Renamed_" + first], memory[0])
