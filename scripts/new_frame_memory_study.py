@@ -14,7 +14,7 @@ Variants for the rows of frames without a carried memory (`new_frame_memory`):
   knn@K: the similarity-weighted memory of the K frames with the nearest definitions.
 """
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict
 
 import numpy
 import srsly
@@ -40,7 +40,7 @@ def prepared_docs(nlp, examples, batch_size: int = 64):
     return docs
 
 
-def score(identifier, docs, examples, keep) -> Dict[str, float]:
+def score(docs, examples, keep) -> Dict[str, float]:
     """frame_identifier's registered scorer on the gold targets for which keep(span)."""
     from spacy.training import Example
 
@@ -91,7 +91,7 @@ def main(
     for variant in VARIANTS:
         identifier.index.set_residual(predict_memory(base, residual, fresh, variant))
         docs = list(identifier.pipe(docs))
-        result["variants"][variant] = {name: score(identifier, docs, examples, keep) for name, keep in subsets.items()}
+        result["variants"][variant] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
         typer.echo(f"{variant:<10} " + "  ".join(f"{k} (n {v['n']}) R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][variant].items()))
     for variant in SCALED_RULES:
         filled = predict_memory(base, residual, fresh, variant)
@@ -99,7 +99,7 @@ def main(
             identifier.index.set_residual(filled * scale)
             docs = list(identifier.pipe(docs))
             key = f"{variant} x{scale}"
-            result["variants"][key] = {name: score(identifier, docs, examples, keep) for name, keep in subsets.items()}
+            result["variants"][key] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
             typer.echo(f"{key:<14} " + "  ".join(f"{k} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][key].items()))
     # FN1.5 dev with the FN1.5 inventory: only the scale can move it (no frame lacks a memory)
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))  # its own inventory and memory, as trained
@@ -112,7 +112,7 @@ def main(
     for scale in SCALES:
         identifier.index.set_residual(residual15 * scale)
         docs15 = list(identifier.pipe(docs15))
-        result["fn15_dev"][f"x{scale}"] = score(identifier, docs15, examples15, lambda span: True)
+        result["fn15_dev"][f"x{scale}"] = score(docs15, examples15, lambda span: True)
         typer.echo(f"FN1.5 dev x{scale}: {result['fn15_dev'][f'x{scale}']}")
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)

@@ -236,7 +236,7 @@ class FrameIdentifier(FramesPipe):
         if residual is not None:  # the new frame's row: zero, or as new_frame_memory derives it
             fresh = numpy.zeros(len(residual), dtype=bool)
             fresh[-1] = True
-            self.index.set_residual(predict_memory(self.index.base, residual, fresh, self.cfg.get("new_frame_memory", "mean")))
+            self.index.set_residual(predict_memory(self.index.base, residual, fresh, self.cfg["new_frame_memory"]))
         self._set_memory(self.index.residual)
 
     def _require_inventory(self) -> None:
@@ -351,15 +351,14 @@ class FrameIdentifier(FramesPipe):
         name, or as `carried` says (new name -> old name: `carried_frames`)."""
         names = self.inventory.names
         residual = None
-        memory = self._memory()
-        if memory is not None:
-            old = dict(zip(self.index.names, memory))
-            width = memory.shape[1]
-            source = carried if carried is not None else {n: n for n in names}
-            residual = numpy.stack([old.get(source.get(n, ""), numpy.zeros(width, dtype="float32")) for n in names]) if names else None
         base = self._encode_frames(names)
-        if residual is not None and carried is not None:  # a swapped-in inventory: frames new to the memory
-            residual = predict_memory(base, residual, ~numpy.any(residual != 0, axis=1), self.cfg.get("new_frame_memory", "mean"))
+        memory = self._memory()
+        if memory is not None and names:
+            old = dict(zip(self.index.names, memory))
+            source = carried if carried is not None else {n: n for n in names}
+            residual = numpy.stack([old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32")) for n in names])
+            if carried is not None:  # a swapped-in inventory: its frames without memory (zero rows) get one
+                residual = predict_memory(base, residual, ~residual.any(axis=1), self.cfg["new_frame_memory"])
         self.index.build(names, base, residual)
         self._set_memory(self.index.residual)
 
