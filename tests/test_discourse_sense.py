@@ -11,6 +11,7 @@ from spacy.util import make_tempdir
 from conftest import discourse_config
 from discourse_toy import RELATIONS, toy_relations
 from spacy_frames.corpora.discourse import input_doc, relation_doc
+from spacy_frames.ml.transformer import wordpiece_counts
 from spacy_frames.scoring.discourse_eval import evaluate_corpus
 
 TEXT = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
@@ -307,3 +308,28 @@ def test_own_encoder_encodes_each_pair_with_the_separator(trained_discourse, toy
         assert rels[0]["score"] == pytest.approx(exp[0]["score"], abs=1e-4)
     relations = own(TEXT)._.discourse_relations  # adjacent sentences, offsets into the user's text
     assert [TEXT[slice(*r["arg1"])] for r in relations] == ["Prices rose sharply.", "So demand outpaced the supply of grain."]
+
+
+def test_own_encoder_batches_pairs_by_length_and_keeps_document_order(trained_discourse):
+    """Pairs of an own encoder batch across docs, sorted by wordpieces and bounded in pairs
+    and padded wordpieces (one long pair beside a 20,000-word document's took 7 GB in one
+    call); the relations still come back per doc, in document order, as with one call."""
+    own = spacy.load(trained_discourse)
+    own.replace_listeners("transformer", "discourse_sense", ["model.tok2vec"])
+    own.remove_pipe("transformer")
+    component = own.get_pipe("discourse_sense")
+    texts = [TEXT, "Short. " + "Very much longer words follow in this second sentence here . " * 12 + "End.", "", "A b. C d. E f."]
+    whole = [d._.discourse_relations for d in own.pipe(texts, batch_size=8)]
+    counts = wordpiece_counts(component.model, ["", "Prices rose.", "委员会决定推迟投票。"])
+    assert counts[0] == 0 and 0 < counts[1] < counts[2] and wordpiece_counts(component.model, []) == []
+    assert wordpiece_counts(spacy.load(trained_discourse).get_pipe("discourse_sense").model, ["a"]) is None  # a listener
+    calls = []
+    classify = component._classify
+    component._classify = lambda inputs, *args: calls.append(len(inputs[0])) or classify(inputs, *args)
+    component.cfg["max_pairs_per_batch"] = 2
+    split = [d._.discourse_relations for d in own.pipe(texts, batch_size=8)]
+    assert sum(calls) == sum(len(r) for r in whole) and max(calls) <= 2 and len(calls) >= 3
+    assert [[(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in split] == [[(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in whole]
+    for rels, exp in zip(split, whole):
+        assert [r["score"] for r in rels] == pytest.approx([r["score"] for r in exp], abs=1e-4)
+        assert [r["arg1"][0] for r in rels] == sorted(r["arg1"][0] for r in rels)

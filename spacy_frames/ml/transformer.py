@@ -152,6 +152,22 @@ def cap_wordpieces(model: Model) -> None:
             _cap_transformer(node)
 
 
+def wordpiece_counts(model: Model, texts: List[str]) -> Optional[List[int]]:
+    """The wordpieces of each text by the tokenizer of the first spacy-transformers
+    TransformerModel in `model` (None when there is none, or it is not loaded yet): what
+    a batch costs, which characters or spaCy tokens do not tell (a CJK or emoji token is
+    many wordpieces, an English word about one)."""
+    if not texts:  # a Hugging Face tokenizer fails on an empty batch
+        return []
+    for node in model.walk():
+        if _is_transformer_model(node):
+            tokenizer = getattr(getattr(node.layers[0].shims[0], "_hfmodel", None), "tokenizer", None)
+            if tokenizer is None:
+                return None
+            return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
+    return None
+
+
 def capped_transformer_forward(model: Model, docs: List[Doc], is_train: bool):
     """spacy-transformers' forward with the windows capped (module-level: picklable)."""
     from spacy_transformers.layers.transformer_model import forward

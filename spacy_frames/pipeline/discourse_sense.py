@@ -34,9 +34,10 @@ from ..inventory.senses import SenseHierarchy
 from ..losses import HierarchicalContrastiveLoss
 from ..losses.base import _cross_entropy
 from ..ml.discourse_sense import HEADS, set_head_sizes
+from ..ml.transformer import wordpiece_counts
 from ..scoring.discourse import score_discourse_senses
 from ..suggesters.discourse import build_argument_pair_suggester, given_pair, suggested_pairs
-from .base import CfgLabels, FramesPipe, default_tok2vec_config
+from .base import CfgLabels, FramesPipe, consecutive_chunks, default_tok2vec_config
 from .sharing import skip_batch
 
 default_model_config = """
@@ -48,6 +49,9 @@ dropout = 0.1
 """ + default_tok2vec_config(96)
 DEFAULT_DISCOURSE_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("joint", "top-down")
+# a model call's padded wordpieces, per pair of max_pairs_per_batch (GDTB's implicit pairs
+# average about 60 wordpieces)
+WORDPIECES_PER_PAIR = 96
 
 
 @Language.factory(
@@ -95,8 +99,8 @@ def make_discourse_sense(
         connective inserted, relative to 1 for the original (Long & Webber: 0.1); both
         copies take part in the contrastive loss.
     contrastive (Callable): the contrastive loss (spacy-frames.HierarchicalContrastiveLoss.v1).
-    max_pairs_per_batch (int): pairs classified per model call (whole docs: a longer
-        doc goes alone).
+    max_pairs_per_batch (int): pairs classified per model call, and at most 96
+        wordpieces a pair when padded (a listener's whole docs: a longer doc goes alone).
     decoding (str): "joint" (best hierarchy path by the summed log-probabilities of
         the trained heads) or "top-down" (the level-1 head's sense, then the best path
         below it). A prediction-time choice: not saved with the weights, so it can be
@@ -216,32 +220,40 @@ class DiscourseSense(CfgLabels, FramesPipe):
         results: List[List[Dict[str, Any]]] = [[] for _ in docs]
         if not self.cfg["labels"]:
             return results
-        # chunks of whole docs (a doc is never split: with its own encoder copy the model
-        # encodes every doc it is given), closed once they hold max_pairs_per_batch pairs
-        chunks: List[List[int]] = [[]]
-        n_pairs = 0
-        for d, doc_pairs in enumerate(pairs):
-            if not doc_pairs:
-                continue
-            if n_pairs >= self.cfg["max_pairs_per_batch"] and chunks[-1]:
-                chunks.append([])
-                n_pairs = 0
-            chunks[-1].append(d)
-            n_pairs += len(doc_pairs)
-        separate = self.encodes_pairs
-        for doc_ids in (c for c in chunks if c):
-            if separate:  # each pair its own sequence, "Arg1 [SEP] Arg2", as in training
-                flat_pairs = [p for i in doc_ids for p in pairs[i]]
-                pair_docs = [pair_doc(self.vocab, a1, a2, self.cfg["separator"], self.cfg["args_key"]) for a1, a2 in flat_pairs]
-                inputs = (pair_docs, [[tuple(d.spans[self.cfg["args_key"]])] for d in pair_docs])
-            else:
-                inputs = ([docs[i] for i in doc_ids], [pairs[i] for i in doc_ids])
-            _, logits = self.model.predict(inputs)
-            senses, scores = self.decode(logits)
-            flat = [(d, p) for d in doc_ids for p in pairs[d]]
-            for (d, (arg1, arg2)), sense, score in zip(flat, senses, scores):
-                results[d].append(self.relation(arg1, arg2, sense, score))
+        flat = [(d, p) for d, doc_pairs in enumerate(pairs) for p in doc_pairs]
+        relations: List[Optional[Dict[str, Any]]] = [None] * len(flat)
+        max_pairs = self.cfg["max_pairs_per_batch"]
+        if self.encodes_pairs:
+            # each pair its own sequence "Arg1 [SEP] Arg2", as in training, so pairs of any
+            # docs batch together: sorted by wordpieces, since a call pads every sequence to
+            # its longest, and bounded in pairs and in padded wordpieces (a 20,000-word
+            # document's pairs beside one long "sentence" took 7 GB in one call before)
+            texts = [f"{a1.text} {self.cfg['separator']} {a2.text}" for _, (a1, a2) in flat]
+            sizes = wordpiece_counts(self.model, texts)
+            sizes = [len(text) for text in texts] if sizes is None else sizes
+            order = sorted(range(len(flat)), key=sizes.__getitem__)
+            for piece in consecutive_chunks([sizes[i] for i in order], max_pairs, max_pairs * WORDPIECES_PER_PAIR, padded=True):
+                chosen = [order[i] for i in piece]
+                pair_docs = [pair_doc(self.vocab, *flat[i][1], self.cfg["separator"], self.cfg["args_key"]) for i in chosen]
+                self._classify((pair_docs, [[tuple(d.spans[self.cfg["args_key"]])] for d in pair_docs]), flat, chosen, relations)
+        else:
+            # a listener reads the document's own transformer pass: whole docs per call
+            starts = numpy.cumsum([0] + [len(doc_pairs) for doc_pairs in pairs])
+            with_pairs = [d for d, doc_pairs in enumerate(pairs) if doc_pairs]
+            for piece in consecutive_chunks([len(pairs[d]) for d in with_pairs], max_pairs):
+                doc_ids = [with_pairs[i] for i in piece]
+                chosen = [j for d in doc_ids for j in range(starts[d], starts[d + 1])]
+                self._classify(([docs[d] for d in doc_ids], [pairs[d] for d in doc_ids]), flat, chosen, relations)
+        for (d, _), relation in zip(flat, relations):
+            results[d].append(relation)
         return results
+
+    def _classify(self, inputs, flat, chosen: List[int], relations: List[Optional[Dict[str, Any]]]) -> None:
+        """One model call on `inputs`, the pairs flat[i] for i in `chosen`, in that order."""
+        _, logits = self.model.predict(inputs)
+        senses, scores = self.decode(logits)
+        for i, sense, score in zip(chosen, senses, scores):
+            relations[i] = self.relation(*flat[i][1], sense, score)
 
     @property
     def encodes_pairs(self) -> bool:
