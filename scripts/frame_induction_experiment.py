@@ -132,7 +132,8 @@ def transformer_for(encoder: str, transformer: str) -> str:
     assembled once from configs/transformer.cfg, so that v_word and v_mask both come from it."""
     if Path(encoder) == Path(DEFAULT_ENCODER) or transformer != VARIANTS["own"][1]:
         return transformer
-    out = WORK / "transformers" / Path(encoder).name
+    # a mid-tuned encoder is saved as <run>/encoder (issue 26): named by its run
+    out = WORK / "transformers" / (Path(encoder).parent.name if Path(encoder).name == "encoder" else Path(encoder).name)
     if not out.exists():
         subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "transformer.cfg"), str(out),
                         "--paths.encoder", encoder], check=True)

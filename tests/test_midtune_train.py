@@ -60,6 +60,24 @@ def test_triplet_midtuning_lowers_its_loss_and_saves_an_encoder(tiny_bert, tmp_p
     assert doc._.trf_data.tensors[0].shape[-1] == 64
 
 
+def test_held_out_sentences_are_not_trained_on_and_score_the_form_accuracy(tiny_bert, tmp_path):
+    cfg = config(tiny_bert, steps=40)
+    cfg["midtune"]["held_out"] = 4
+    docs = parsed_docs(spacy.blank("en").vocab)
+    summary = midtune(cfg, docs, tmp_path / "mt", log=lambda _: None)
+    held = summary["held_out"]
+    assert summary["sentences"] == 4 and held["sentences"] == 4 and held["examples"] == 4
+    # the held-out copies of the same four sentences: trained on their twins, the form
+    # accuracy is a share in [0, 100] measured before and after
+    assert all(0.0 <= held[k] <= 100.0 for k in ("form_accuracy_before", "form_accuracy_after"))
+    assert held["form_accuracy_after"] >= held["form_accuracy_before"]
+    cfg["midtune"]["held_out"] = len(docs)
+    import pytest
+
+    with pytest.raises(ValueError, match="held_out"):
+        midtune(cfg, docs, tmp_path / "x", log=lambda _: None)
+
+
 def test_classification_objective_trains_both_encoders(tiny_bert, tmp_path):
     summary = midtune(config(tiny_bert, "classification", steps=6), parsed_docs(spacy.blank("en").vocab), tmp_path / "mt",
                       log=lambda _: None)

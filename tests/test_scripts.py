@@ -3,6 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy
 import pytest
 import srsly
 
@@ -383,3 +384,47 @@ def test_time_setup_times_the_main_job_step_by_step(tmp_path, monkeypatch):
     result = srsly.read_json(out)
     assert list(result["step_seconds"]) == steps and result["main_job_seconds"] == 2.0 * len(steps)
     assert result["commit"] == "abc123" and not clone.exists()
+
+
+def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkeypatch):
+    """Issue 26's report: an E1 run (tagged mt-<encoder>) beside the base encoder's run of
+    the same setting, the deltas computed, a run without its base listed as missing."""
+    sys.path.insert(0, str(SCRIPTS))
+    import typer
+
+    import midtune_experiment as mte
+    from spacy_frames.tools.experiments import write_json
+
+    with pytest.raises(typer.BadParameter, match="form one of"):
+        mte.check_name("propbank-triplet")
+    with pytest.raises(typer.BadParameter):
+        mte.check_name("base", base_ok=False)
+    mte.check_name("dependency-classification")
+    runs = tmp_path / "runs"
+    monkeypatch.setattr(mte, "OUT", tmp_path / "midtune")
+    monkeypatch.setitem(mte.COMPONENTS, "discourse", {**mte.COMPONENTS["discourse"], "runs": runs})
+    monkeypatch.setitem(mte.COMPONENTS, "inducer", {**mte.COMPONENTS["inducer"], "runs": tmp_path / "none"})
+    write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", {"loss_first": 1.0, "loss_last": 0.5})
+    score = lambda acc: {"l2": {"acc": acc, "macro_f1": acc / 2}}
+    write_json(runs / "packaged-ce_seed0.json", {"gdtb_dev": score(40.0), "gdtb_test": score(42.0)})
+    write_json(runs / "packaged-ce@mt-framenet-triplet_seed0.json", {"gdtb_dev": score(41.5), "gdtb_test": score(41.0)})
+    write_json(runs / "packaged-ce@mt-framenet-triplet_seed1.json", {"gdtb_dev": score(41.0), "gdtb_test": score(41.0)})
+    mte.report_cli(tmp_path / "midtune.json")
+    summary = srsly.read_json(tmp_path / "midtune.json")
+    (row,) = summary["components"]["framenet-triplet"]["discourse"]
+    assert row["base_run"] == "packaged-ce_seed0" and row["scores"]["gdtb_dev.l2.acc"] == {"base": 40.0, "e1": 41.5, "delta": 1.5}
+    assert row["scores"]["gdtb_test.l2.macro_f1"]["delta"] == -0.5
+    assert summary["missing"] == ["discourse: packaged-ce_seed1 (base encoder)"]
+    # nearest neighbours by cosine, never the sentence itself
+    vectors = numpy.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
+    assert list(mte.nearest(vectors)) == [1, 0, 1]
+
+
+def test_frame_induction_experiment_names_a_midtuned_encoder_by_its_run(tmp_path, monkeypatch):
+    sys.path.insert(0, str(SCRIPTS))
+    import frame_induction_experiment as fie
+
+    monkeypatch.setattr(fie, "WORK", tmp_path)
+    monkeypatch.setattr(fie.subprocess, "run", lambda args, check: Path(args[5]).mkdir(parents=True))
+    out = fie.transformer_for("training/midtune/framenet-triplet/encoder", fie.VARIANTS["own"][1])
+    assert out == str(tmp_path / "transformers" / "framenet-triplet")

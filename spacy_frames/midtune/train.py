@@ -13,13 +13,15 @@ back into torch with `tensor.backward(gradient)`.
 
 E1 is saved with `save_pretrained` (weights, config, tokenizer) as an encoder directory
 that `paths.encoder` accepts; `summary.json` logs the losses, the share of sentences that
-had a negative, and how far each encoder's weights moved.
+had a negative, how far each encoder's weights moved, and on the last `held_out` parsed
+sentences (never trained on) how often a sentence lies nearer its own form than a
+negative one, before and after.
 """
 import json
 import random
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -69,6 +71,29 @@ class Encoder:
         return numpy.concatenate([p.detach().reshape(-1).numpy().copy() for p in self.model.parameters()])
 
 
+def form_accuracy(e1: Encoder, e2: Encoder, examples: List[Tuple[str, str, List[str]]], batch_size: int = 64) -> Optional[float]:
+    """Share of `examples` whose sentence vector (E1) is nearer its own form's (E2) than
+    its first negative's, in Euclidean distance (None without examples)."""
+    import torch
+
+    if not examples:
+        return None
+    hits = 0
+    modes = (e1.model.training, e2.model.training)
+    e1.model.eval()
+    e2.model.eval()
+    with torch.no_grad():
+        for start in range(0, len(examples), batch_size):
+            batch = examples[start : start + batch_size]
+            u = e1([s for s, _, _ in batch])
+            d_pos = (u - e2([p for _, p, _ in batch])).norm(dim=1)
+            d_neg = (u - e2([n[0] for _, _, n in batch])).norm(dim=1)
+            hits += int((d_pos < d_neg).sum())
+    e1.model.train(modes[0])
+    e2.model.train(modes[1])
+    return round(100.0 * hits / len(examples), 2)
+
+
 def _to_torch(array, like):
     import torch
 
@@ -90,11 +115,18 @@ def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = pri
     seed = int(settings["seed"])
     random.seed(seed)
     torch.manual_seed(seed)
-    examples = [e for e in form_examples(docs, form, seed, n_negatives=1) if e[2]]
+    docs = list(docs)
+    n_held = int(settings.get("held_out", 0))
+    if n_held and n_held >= len(docs):
+        raise ValueError(f"midtune: held_out ({n_held}) must be smaller than the {len(docs)} parsed sentences")
+    train_docs, held_docs = (docs[:-n_held], docs[-n_held:]) if n_held else (docs, [])
+    examples = [e for e in form_examples(train_docs, form, seed, n_negatives=1) if e[2]]
     if not examples:
         raise ValueError(f"midtune: no sentence has a non-empty {form} form with a negative; parse the sample first")
+    held = [e for e in form_examples(held_docs, form, seed + 1, n_negatives=1) if e[2]]
     encoder_path = config["paths"]["encoder"]
     e1, e2 = Encoder(encoder_path, settings["max_length"]), Encoder(encoder_path, settings["max_length"])
+    held_before = form_accuracy(e1, e2, held)
     width = e1.model.config.hidden_size
     head = torch.nn.Linear(4 * width, 2) if objective == "classification" else None
     params = list(e1.model.parameters()) + list(e2.model.parameters()) + (list(head.parameters()) if head else [])
@@ -133,13 +165,18 @@ def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = pri
         if step % max(1, max_steps // 10) == 0 or step == max_steps - 1:
             log(f"step {step:>5}  loss {numpy.mean(losses[-max(1, max_steps // 10):]):.4f}  {time.perf_counter() - started:.0f}s")
     moved = [float(numpy.linalg.norm(enc.weights() - before)) for enc, before in zip((e1, e2), start_weights)]
+    held_after = form_accuracy(e1, e2, held)
     output = Path(output)
     (output / "encoder").mkdir(parents=True, exist_ok=True)
     e1.model.save_pretrained(output / "encoder")
     e1.tokenizer.save_pretrained(output / "encoder")
     summary = {
         "form": form, "objective": objective, "seed": seed, "steps": max_steps, "batch_size": batch_size,
-        "sentences": len(docs), "examples": len(examples), "negatives_per_example": 1,
+        "sentences": len(train_docs), "examples": len(examples), "negatives_per_example": 1,
+        # held-out sentences (never trained on): how often E1(sentence) is nearer E2(its
+        # own form) than E2(a negative form), before and after
+        "held_out": {"sentences": len(held_docs), "examples": len(held), "form_accuracy_before": held_before,
+                     "form_accuracy_after": held_after},
         "loss_first": round(float(numpy.mean(losses[: max(1, len(losses) // 10)])), 5),
         "loss_last": round(float(numpy.mean(losses[-max(1, len(losses) // 10):])), 5),
         "weights_moved": {"E1": round(moved[0], 5), "E2": round(moved[1], 5)},

@@ -1,0 +1,253 @@
+"""Semantic mid-tuning's table (issue 26): every component re-trained on a mid-tuned
+sentence encoder E1 against the base encoder, one run at a time.
+
+    python scripts/midtune_experiment.py encoder framenet-triplet        # train E1 (form-objective)
+    python scripts/midtune_experiment.py neighbours framenet-triplet     # nearest held-out sentences, base vs E1
+    python scripts/midtune_experiment.py run inducer framenet-triplet --fold 0
+    python scripts/midtune_experiment.py run discourse framenet-triplet --seed 0
+    python scripts/midtune_experiment.py run discourse base --seed 0
+    python scripts/midtune_experiment.py report                          # metrics/midtune.json
+
+An encoder is named <form>-<objective> (forms: framenet, dependency; objectives: triplet,
+classification) and trained by `spacy_frames.midtune.train` on the cached parses
+(corpus/midtune/parses.spacy, `spacy project run midtune-parse`) into
+training/midtune/<name>/encoder; "base" is the untrained all-MiniLM-L6-v2. A component run
+delegates to that component's own experiment script with nothing changed but the encoder
+(its transformer pipeline assembled from configs/transformer.cfg), so its run file lands
+in the component's runs folder, tagged mt-<name>; the base encoder's runs are the
+scripts' own untagged runs of the same setting. Every step is skipped when its file
+exists (--force re-runs), so the table is built over several sessions; `report` pairs
+every E1 run with its base run and lists what is still missing.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy
+import srsly
+import typer
+
+from spacy_frames.tools.experiments import is_cached, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "metrics" / "midtune"
+WORK = ROOT / "training" / "midtune"
+PARSES = ROOT / "corpus" / "midtune" / "parses.spacy"
+BASE = "base"
+BASE_ENCODER = "assets/encoders/all-MiniLM-L6-v2"
+FORMS, OBJECTIVES = ("framenet", "dependency"), ("triplet", "classification")
+# each component's run under issue 26: the experiment script, its arguments, the run file
+# the base encoder writes (E1's adds @mt-<name> to the setting), and the scores compared
+COMPONENTS: Dict[str, Dict] = {
+    # frame_inducer: Table 3's vanilla step (the untrained encoder's embeddings) on rotation k
+    "inducer": {"script": "scripts/frame_induction_experiment.py", "runs": ROOT / "metrics" / "frame_inducer" / "runs",
+                "run": "vanilla{tag}_fold{fold}", "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
+    # discourse_sense: what the main job trains (packaged-ce: 4 epochs of multi-task CE)
+    "discourse": {"script": "scripts/discourse_experiment.py", "runs": ROOT / "metrics" / "discourse_sense" / "runs",
+                  "run": "packaged-ce{tag}_seed{seed}", "scores": ["gdtb_dev.l2.acc", "gdtb_dev.l2.macro_f1", "gdtb_test.l2.acc", "gdtb_test.l2.macro_f1"]},
+}
+
+app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
+
+
+def check_name(name: str, base_ok: bool = True) -> None:
+    if name == BASE and base_ok:
+        return
+    form, _, objective = name.partition("-")
+    if form not in FORMS or objective not in OBJECTIVES:
+        raise typer.BadParameter(f"encoder {name!r}: <form>-<objective>, form one of {FORMS}, objective one of {OBJECTIVES}"
+                                 + (f", or {BASE!r}" if base_ok else ""))
+
+
+def encoder_dir(name: str) -> Path:
+    return ROOT / BASE_ENCODER if name == BASE else WORK / name / "encoder"
+
+
+def transformer_pipeline(name: str) -> Path:
+    """The shared-transformer pipeline (configs/transformer.cfg) on encoder `name`."""
+    if name == BASE:
+        return ROOT / "training" / "transformer"
+    out = WORK / name / "transformer"
+    if not out.exists():
+        if not encoder_dir(name).exists():
+            raise typer.BadParameter(f"no encoder {encoder_dir(name)}: run `midtune_experiment.py encoder {name}` first")
+        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "transformer.cfg"), str(out),
+                        "--paths.encoder", str(encoder_dir(name))], check=True, cwd=ROOT)
+    return out
+
+
+def midtune_config(name: str, steps: int = 0):
+    """configs/midtune.cfg with the form and objective of `name` (the loss to match)."""
+    import spacy
+    from spacy.util import registry
+
+    form, _, objective = name.partition("-")
+    config = spacy.util.load_config(ROOT / "configs" / "midtune.cfg", overrides={"paths.encoder": str(ROOT / BASE_ENCODER)}, interpolate=True)
+    config["midtune"]["form"], config["midtune"]["objective"] = form, objective
+    if steps:
+        config["midtune"]["max_steps"] = steps
+    if objective == "classification":
+        config["midtune"]["loss"] = {"@losses": "spacy-frames.MidtunePairLoss.v1"}
+    return config, registry.resolve(config, validate=False)
+
+
+@app.command("encoder")
+def encoder_cli(
+    name: str = typer.Argument(..., help="<form>-<objective>, e.g. framenet-triplet"),
+    steps: int = typer.Option(0, "--steps", help="Training steps (0: configs/midtune.cfg's)"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """Mid-tune E1 / E2 on the cached parses; E1 under training/midtune/<name>/encoder,
+    the summary (losses, weights moved, held-out form accuracy) in metrics/midtune/encoders/."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_frames.extensions import install_extensions
+    from spacy_frames.midtune.train import midtune
+
+    check_name(name, base_ok=False)
+    out_json = OUT / "encoders" / f"{name}.json"
+    if is_cached(out_json, force):
+        return
+    if not PARSES.exists():
+        raise typer.BadParameter(f"{PARSES} not found: run `spacy project run midtune-parse` first")
+    config, resolved = midtune_config(name, steps)
+    install_extensions()
+    docs = list(DocBin().from_disk(PARSES).get_docs(spacy.blank("en").vocab))
+    summary = midtune(resolved, docs, WORK / name, log=typer.echo)
+    summary["config"] = {k: v for k, v in config["midtune"].items() if k != "loss"}
+    summary["encoder"] = str(encoder_dir(name).relative_to(ROOT))
+    write_json(out_json, summary)
+
+
+def held_out_docs(name: str):
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_frames.extensions import install_extensions
+
+    install_extensions()
+    n_held = int(midtune_config(name if name != BASE else "framenet-triplet")[0]["midtune"]["held_out"])
+    docs = list(DocBin().from_disk(PARSES).get_docs(spacy.blank("en").vocab))
+    return docs[-n_held:]
+
+
+def nearest(vectors: numpy.ndarray) -> numpy.ndarray:
+    """Each row's nearest other row by cosine."""
+    unit = vectors / numpy.maximum(numpy.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    sims = unit @ unit.T
+    numpy.fill_diagonal(sims, -numpy.inf)
+    return sims.argmax(axis=1)
+
+
+@app.command("neighbours")
+def neighbours_cli(
+    name: str = typer.Argument(..., help="The mid-tuned encoder compared with the base one"),
+    n_show: int = typer.Option(5, "--show", help="Queries printed with their neighbours"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """The paper's semantic search (its Table 6 shape), offline: each held-out sentence
+    (never mid-tuned on) and its nearest other held-out sentence under the base encoder and
+    under E1, mean pooled. Scored by how often the neighbour evokes a frame the query
+    evokes (frames from our own parse), and a few queries shown."""
+    from spacy_frames.midtune.train import Encoder
+
+    check_name(name, base_ok=False)
+    out_json = OUT / f"neighbours_{name}.json"
+    if is_cached(out_json, force):
+        return
+    docs = held_out_docs(name)
+    frames = [{span.label_ for span in doc.spans.get("frames", [])} for doc in docs]
+    texts = [doc.text for doc in docs]
+    result: Dict = {"encoder": name, "sentences": len(docs), "with_frames": sum(1 for f in frames if f), "by_encoder": {}}
+    picks = {}
+    import torch
+
+    for which in (BASE, name):
+        encoder = Encoder(str(encoder_dir(which)), 128)
+        encoder.model.eval()
+        with torch.no_grad():
+            vectors = numpy.concatenate([encoder(texts[i : i + 64]).numpy() for i in range(0, len(texts), 64)])
+        nn = nearest(vectors)
+        scored = [i for i, f in enumerate(frames) if f]
+        shared = [bool(frames[i] & frames[nn[i]]) for i in scored]
+        jaccard = [len(frames[i] & frames[nn[i]]) / len(frames[i] | frames[nn[i]]) for i in scored]
+        result["by_encoder"][which] = {"neighbour_shares_a_frame": round(100.0 * numpy.mean(shared), 2),
+                                       "frame_jaccard": round(100.0 * numpy.mean(jaccard), 2)}
+        picks[which] = nn
+    shown = [int(i) for i in numpy.random.default_rng(0).choice(len(docs), size=min(n_show, len(docs)), replace=False)]
+    result["queries"] = [{"query": texts[i], **{which: texts[picks[which][i]] for which in picks}} for i in shown]
+    write_json(out_json, result)
+    typer.echo(json.dumps(result["by_encoder"], indent=1))
+
+
+@app.command("run")
+def run_cli(
+    component: str = typer.Argument(..., help=f"One of {list(COMPONENTS)}"),
+    name: str = typer.Argument(..., help="Encoder: base or <form>-<objective>"),
+    seed: int = typer.Option(0, "--seed"),
+    fold: int = typer.Option(0, "--fold", help="inducer: the rotation's test fold"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """One component trained and scored on encoder `name` by its own experiment script."""
+    if component not in COMPONENTS:
+        raise typer.BadParameter(f"unknown component {component!r}; choose from {list(COMPONENTS)}")
+    check_name(name)
+    tag = "" if name == BASE else f"mt-{name}"
+    spec = COMPONENTS[component]
+    args: List[str] = [sys.executable, str(ROOT / spec["script"]), "run"]
+    if component == "inducer":
+        args += ["vanilla", "--fold", str(fold)]
+        if tag:
+            args += ["--encoder", str(encoder_dir(name).relative_to(ROOT)), "--tag", tag]
+    elif component == "discourse":
+        args += ["packaged-ce", "--seed", str(seed)]
+        if tag:
+            args += ["--override", f"paths.transformer={transformer_pipeline(name).relative_to(ROOT)}", "--tag", tag]
+    if force:
+        args.append("--force")
+    subprocess.run(args, check=True, cwd=ROOT)
+
+
+def _get(run: Dict, dotted: str) -> Optional[float]:
+    value = run
+    for key in dotted.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+@app.command("report")
+def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json")):
+    """metrics/midtune.json: the encoders trained, the neighbour search, and every
+    component's E1 run beside its base run (what is missing listed)."""
+    summary: Dict = {"encoders": {p.stem: srsly.read_json(p) for p in sorted((OUT / "encoders").glob("*.json"))},
+                     "neighbours": {p.stem.split("_", 1)[1]: srsly.read_json(p)["by_encoder"] for p in sorted(OUT.glob("neighbours_*.json"))},
+                     "components": {}, "missing": [], "table": []}
+    for name in summary["encoders"]:
+        for component, spec in COMPONENTS.items():
+            for run_name in sorted({p.stem for p in spec["runs"].glob(spec["run"].format(tag=f"@mt-{name}", seed="*", fold="*") + ".json")}):
+                base_name = run_name.replace(f"@mt-{name}", "")
+                e1_run = srsly.read_json(spec["runs"] / f"{run_name}.json")
+                base_path = spec["runs"] / f"{base_name}.json"
+                if not base_path.exists():
+                    summary["missing"].append(f"{component}: {base_name} (base encoder)")
+                    continue
+                base_run = srsly.read_json(base_path)
+                row = {"base_run": base_name, "e1_run": run_name, "scores": {}}
+                for key in spec["scores"]:
+                    b, e = _get(base_run, key), _get(e1_run, key)
+                    row["scores"][key] = {"base": b, "e1": e, "delta": None if b is None or e is None else round(e - b, 2)}
+                summary["components"].setdefault(name, {}).setdefault(component, []).append(row)
+                summary["table"].append(f"{name:<24} {run_name:<40} " + "  ".join(
+                    f"{k.split('.', 1)[-1]} {v['base']:.2f}->{v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
+    write_json(output, summary)
+    for line in summary["table"] + [f"missing: {m}" for m in summary["missing"]]:
+        typer.echo(line)
+
+
+if __name__ == "__main__":
+    app()
