@@ -46,7 +46,7 @@ COMPONENTS: Dict[str, Dict] = {
                 "run": "vanilla{tag}_fold{fold}", "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
     # discourse_sense: what the main job trains (packaged-ce: 4 epochs of multi-task CE)
     "discourse": {"script": "scripts/discourse_experiment.py", "runs": ROOT / "metrics" / "discourse_sense" / "runs",
-                  "run": "packaged-ce{tag}_seed{seed}", "scores": ["gdtb_dev.l2.acc", "gdtb_dev.l2.macro_f1", "gdtb_test.l2.acc", "gdtb_test.l2.macro_f1"]},
+                  "run": "packaged-ce{tag}_seed{seed}", "scores": ["gdtb_dev.l2.acc", "gdtb_dev.l2.macro_f1", "gdtb_test.l2.acc", "gdtb_test.l2.macro_f1", "discogem_test.l2.acc"]},
 }
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
@@ -211,6 +211,12 @@ def run_cli(
     subprocess.run(args, check=True, cwd=ROOT)
 
 
+def last_commit(path: Path) -> Optional[str]:
+    """The commit that last changed `path` (None when it is not committed)."""
+    out = subprocess.run(["git", "log", "-1", "--format=%h", "--", str(path)], capture_output=True, text=True, cwd=ROOT)
+    return out.stdout.strip() or None
+
+
 def _get(run: Dict, dotted: str) -> Optional[float]:
     value = run
     for key in dotted.split("."):
@@ -242,8 +248,12 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
                     b, e = _get(base_run, key), _get(e1_run, key)
                     row["scores"][key] = {"base": b, "e1": e, "delta": None if b is None or e is None else round(e - b, 2)}
                 summary["components"].setdefault(name, {}).setdefault(component, []).append(row)
-                summary["table"].append(f"{name:<24} {run_name:<40} " + "  ".join(
-                    f"{k.split('.', 1)[-1]} {v['base']:.2f}->{v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
+                row["base_run_commit"] = last_commit(base_path)  # the base run may be older than the E1 run
+                summary["table"].append(f"{name} {run_name}: " + ", ".join(
+                    f"{k} {v['base']:.2f} -> {v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
+    for name, by_encoder in summary["neighbours"].items():
+        summary["table"].append(f"{name} neighbours: " + ", ".join(
+            f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items()) + " (% sharing a frame)")
     write_json(output, summary)
     for line in summary["table"] + [f"missing: {m}" for m in summary["missing"]]:
         typer.echo(line)
