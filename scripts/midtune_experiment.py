@@ -122,16 +122,15 @@ def encoder_cli(
     write_json(out_json, summary)
 
 
-def held_out_docs(name: str):
+def held_out_docs(n_held: int):
+    """The last `n_held` parsed sentences: the ones `midtune` never trains on."""
     import spacy
     from spacy.tokens import DocBin
 
     from spacy_frames.extensions import install_extensions
 
     install_extensions()
-    n_held = int(midtune_config(name if name != BASE else "framenet-triplet")[0]["midtune"]["held_out"])
-    docs = list(DocBin().from_disk(PARSES).get_docs(spacy.blank("en").vocab))
-    return docs[-n_held:]
+    return list(DocBin().from_disk(PARSES).get_docs(spacy.blank("en").vocab))[-n_held:]
 
 
 def nearest(vectors: numpy.ndarray) -> numpy.ndarray:
@@ -152,21 +151,22 @@ def neighbours_cli(
     (never mid-tuned on) and its nearest other held-out sentence under the base encoder and
     under E1, mean pooled. Scored by how often the neighbour evokes a frame the query
     evokes (frames from our own parse), and a few queries shown."""
+    import torch
+
     from spacy_frames.midtune.train import Encoder
 
     check_name(name, base_ok=False)
     out_json = OUT / f"neighbours_{name}.json"
     if is_cached(out_json, force):
         return
-    docs = held_out_docs(name)
+    settings = midtune_config(name)[0]["midtune"]  # the held-out split and length E1 was trained with
+    docs = held_out_docs(int(settings["held_out"]))
     frames = [{span.label_ for span in doc.spans.get("frames", [])} for doc in docs]
     texts = [doc.text for doc in docs]
     result: Dict = {"encoder": name, "sentences": len(docs), "with_frames": sum(1 for f in frames if f), "by_encoder": {}}
     picks = {}
-    import torch
-
     for which in (BASE, name):
-        encoder = Encoder(str(encoder_dir(which)), 128)
+        encoder = Encoder(str(encoder_dir(which)), int(settings["max_length"]))
         encoder.model.eval()
         with torch.no_grad():
             vectors = numpy.concatenate([encoder(texts[i : i + 64]).numpy() for i in range(0, len(texts), 64)])

@@ -228,14 +228,15 @@ class DiscourseSense(CfgLabels, FramesPipe):
             # docs batch together: sorted by wordpieces, since a call pads every sequence to
             # its longest, and bounded in pairs and in padded wordpieces (a 20,000-word
             # document's pairs beside one long "sentence" took 7 GB in one call before)
-            texts = [f"{a1.text} {self.cfg['separator']} {a2.text}" for _, (a1, a2) in flat]
-            sizes = wordpiece_counts(self.model, texts)
-            sizes = [len(text) for text in texts] if sizes is None else sizes
+            key = self.cfg["args_key"]
+            pair_docs = [pair_doc(self.vocab, a1, a2, self.cfg["separator"], key) for _, (a1, a2) in flat]
+            sizes = wordpiece_counts(self.model, [d.text for d in pair_docs])
+            sizes = [len(d.text) for d in pair_docs] if sizes is None else sizes
             order = sorted(range(len(flat)), key=sizes.__getitem__)
             for piece in consecutive_chunks([sizes[i] for i in order], max_pairs, max_pairs * WORDPIECES_PER_PAIR, padded=True):
                 chosen = [order[i] for i in piece]
-                pair_docs = [pair_doc(self.vocab, *flat[i][1], self.cfg["separator"], self.cfg["args_key"]) for i in chosen]
-                self._classify((pair_docs, [[tuple(d.spans[self.cfg["args_key"]])] for d in pair_docs]), flat, chosen, relations)
+                inputs = ([pair_docs[i] for i in chosen], [[tuple(pair_docs[i].spans[key])] for i in chosen])
+                self._classify(inputs, flat, chosen, relations)
         else:
             # a listener reads the document's own transformer pass: whole docs per call
             starts = numpy.cumsum([0] + [len(doc_pairs) for doc_pairs in pairs])
