@@ -19,7 +19,7 @@ import srsly
 import typer
 
 from spacy_frames.tools.experiments import (
-    dev_curve, is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
+    dev_curve, finished_training, is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def run_cli(
     out = WORK / name / f"seed{seed}"
     model = out / "model-best"
     start = time.time()
-    if not model.exists():
+    if not finished_training(out):  # an interrupted run leaves model-best / model-last behind
         out.mkdir(parents=True, exist_ok=True)
         timed_train(ROOT, ROOT / VARIANTS[variant], out, [*setting_args(overrides), *override_args(override)], gpu_id)
     trained = time.time()

@@ -30,7 +30,7 @@ import srsly
 import typer
 
 from spacy_frames.corpora.frame_induction import N_FOLDS, fold_rotation
-from spacy_frames.tools.experiments import is_cached, override_args, report, timed_train, train_timing, use_gpu, write_json
+from spacy_frames.tools.experiments import finished_training, is_cached, override_args, report, timed_train, train_timing, use_gpu, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "frame_inducer" / "runs"
@@ -147,7 +147,7 @@ def train_system(system: str, name: str, fold: int, config: Path, overrides: Lis
     rotation = fold_rotation(fold)
     out = WORK / name / f"fold{fold}"
     model = out / ("model" if system == "vanilla" else "model-last")
-    if model.exists():
+    if model.exists() and (system == "vanilla" or finished_training(out)):  # model-last is also saved on interruption
         return model
     cfg = spacy.util.load_config(config)
     if SYSTEMS[system] is not None:

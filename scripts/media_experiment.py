@@ -168,6 +168,19 @@ def test_corpus(spec: Dict) -> List[str]:
     return [path for split in spec.get("test_splits", ["test"]) for path in corpus(spec["eval"], split)]
 
 
+def with_encoder(spec: Dict, transformer: str) -> Dict:
+    """The setting with the MiniLM body's transformer pipeline (`BASE`) replaced, nothing
+    else changed (issue 26: a component re-trained on a mid-tuned encoder). Only for
+    settings whose stages all read `BASE` (or the previous stage's model)."""
+    other = [stage["transformer"] for stage in spec["stages"] if stage["kind"] == "head" and stage["body"] != "use"
+             and stage["transformer"] not in (BASE, "previous")]
+    if other:
+        raise ValueError(f"--transformer swaps {BASE}; this setting's stages read {', '.join(other)}")
+    stages = [{**stage, "transformer": transformer} if stage["kind"] == "head" and stage["transformer"] == BASE else
+              {**stage, "transformer_e2e": transformer} if stage["kind"] == "e2e" else stage for stage in spec["stages"]]
+    return {**spec, "stages": stages}
+
+
 def restrict_eval(spec: Dict, langs: List[str]) -> Dict:
     """The setting scored on some of its test languages only (the main job scores English:
     what package_meta reads), the same training and thresholds."""
@@ -222,7 +235,7 @@ def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str
         common += ["--paths.media_init", previous]
     if stage["kind"] == "e2e":
         config = f"{configs}/media_framer.cfg"
-        transformer = previous or BASE
+        transformer = previous or stage.get("transformer_e2e", BASE)
         extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
                  "--corpora.train.max_tokens", str(stage["max_tokens"])]
         if not stage["sampler"]:
@@ -255,6 +268,9 @@ def run_cli(
     rescore: bool = typer.Option(False, "--rescore", help="Keep a cached run's model: only re-tune thresholds and re-score"),
     test_langs: Optional[str] = typer.Option(None, "--test-langs", help="Score test on these of the setting's languages only "
                                              "(comma-separated); the run is then <setting>@test-<langs>"),
+    transformer: Optional[str] = typer.Option(None, "--transformer", help=f"A transformer pipeline in place of {BASE} "
+                                              "(the MiniLM body), e.g. a mid-tuned encoder's; needs --tag"),
+    tag: str = typer.Option("", "--tag", help="Suffix of the run name: <setting>@<tag>"),
 ):
     """Train one setting's stages, tune thresholds on dev, score dev and test."""
     if setting not in SETTINGS:
@@ -268,6 +284,16 @@ def run_cli(
         except ValueError as err:
             raise typer.BadParameter(str(err))
         name = f"{setting}@test-{'-'.join(spec['eval'])}"
+    if transformer:
+        if not tag:
+            raise typer.BadParameter("--transformer needs a --tag naming the run")
+        if not (ROOT / transformer).exists():
+            raise typer.BadParameter(f"--transformer {transformer!r} does not exist")
+        try:
+            spec = with_encoder(spec, transformer)
+        except ValueError as err:
+            raise typer.BadParameter(str(err))
+    name = f"{name}@{tag}" if tag else name
     name = name if seed == 0 else f"{name}_seed{seed}"
     out_json = RUNS / f"{name}.json"
     if not rescore and is_cached(out_json, force, mark="", hint=""):
@@ -308,7 +334,7 @@ def run_cli(
 @app.command("grid")
 def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
     """Several settings in turn (each skipped when cached)."""
-    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False, test_langs=None)
+    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False, test_langs=None, transformer=None, tag="")
 
 
 def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:

@@ -6,10 +6,13 @@ sentence encoder E1 against the base encoder, one run at a time.
     python scripts/midtune_experiment.py run inducer framenet-triplet --fold 0
     python scripts/midtune_experiment.py run discourse framenet-triplet --seed 0
     python scripts/midtune_experiment.py run discourse base --seed 0
+    python scripts/midtune_experiment.py run frames framenet-triplet      # frame_identifier + frame_elements
+    python scripts/midtune_experiment.py run media framenet-triplet       # media_framer's frozen-body head
+    python scripts/midtune_experiment.py run inducer-triplet base --fold 0
     python scripts/midtune_experiment.py report                          # metrics/midtune.json
 
-An encoder is named <form>-<objective> (forms: framenet, dependency; objectives: triplet,
-classification) and trained by `spacy_frames.midtune.train` on the cached parses
+An encoder is named <form>-<objective> (forms: framenet, dependency, frames (frame-only);
+objectives: triplet, classification) and trained by `spacy_frames.midtune.train` on the cached parses
 (corpus/midtune/parses.spacy, `spacy project run midtune-parse`) into
 training/midtune/<name>/encoder; "base" is the untrained all-MiniLM-L6-v2. A component run
 delegates to that component's own experiment script with nothing changed but the encoder
@@ -29,7 +32,7 @@ import numpy
 import srsly
 import typer
 
-from spacy_frames.tools.experiments import is_cached, write_json
+from spacy_frames.tools.experiments import finished_training, is_cached, timed_train, train_timing, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "metrics" / "midtune"
@@ -37,7 +40,7 @@ WORK = ROOT / "training" / "midtune"
 PARSES = ROOT / "corpus" / "midtune" / "parses.spacy"
 BASE = "base"
 BASE_ENCODER = "assets/encoders/all-MiniLM-L6-v2"
-FORMS, OBJECTIVES = ("framenet", "dependency"), ("triplet", "classification")
+FORMS, OBJECTIVES = ("framenet", "dependency", "frames"), ("triplet", "classification")
 # each component's run under issue 26: the experiment script, its arguments, the run file
 # the base encoder writes (E1's adds @mt-<name> to the setting), and the scores compared
 COMPONENTS: Dict[str, Dict] = {
@@ -47,6 +50,18 @@ COMPONENTS: Dict[str, Dict] = {
     # discourse_sense: what the main job trains (packaged-ce: 4 epochs of multi-task CE)
     "discourse": {"script": "scripts/discourse_experiment.py", "runs": ROOT / "metrics" / "discourse_sense" / "runs",
                   "run": "packaged-ce{tag}_seed{seed}", "scores": ["gdtb_dev.l2.acc", "gdtb_dev.l2.macro_f1", "gdtb_test.l2.acc", "gdtb_test.l2.macro_f1", "discogem_test.l2.acc"]},
+    # frame_inducer's shipped loss (triplet, margin 0.1), Table 3's fine-tuning step of an own
+    # encoder copy on rotation k; the committed triplet_fold0 is older code, so the base
+    # encoder is re-run today under the tag mt-base
+    "inducer-triplet": {"script": "scripts/frame_induction_experiment.py", "runs": ROOT / "metrics" / "frame_inducer" / "runs",
+                        "run": "triplet{tag}_fold{fold}", "base_tag": "mt-base",
+                        "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
+    # media_framer: a head on the frozen MiniLM body (English, mCPT's head stage), the body's
+    # transformer swapped; the packaged recipe reads frame_identifier's transformer instead.
+    # The committed frozen-en is older code: the base encoder is re-run under the tag mt-base
+    "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}",
+              "base_tag": "mt-base",
+              "scores": ["scores.dev.all.micro_f1", "scores.dev.all.macro_f1", "scores.test.all.micro_f1", "scores.test.all.macro_f1"]},
 }
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
@@ -183,25 +198,79 @@ def neighbours_cli(
     typer.echo(json.dumps(result["by_encoder"], indent=1))
 
 
+# frame_identifier + frame_elements: the main job's stage 1 and stage 2 (frame_elements inside
+# it), then frame_elements' dev sweep of n-gram gap, decoding and threshold. The base encoder's
+# run is the main job's own model (training/frames_stage2, metrics/frame_elements_threshold_dev.json).
+FRAMES_RUNS = OUT / "frames"
+FRAMES_SCORES = ["frame_overall", "frame_acc", "frame_r1", "fe_f_tuned"]
+
+
+def frames_scores(stage2: Path, fe_sweep: Dict) -> Dict:
+    """FN1.5 dev scores of a stage-2 model (spaCy's training evaluation, in its meta) and
+    frame_elements' FE F after the dev sweep, all in percent."""
+    perf = srsly.read_json(stage2 / "meta.json")["performance"]
+    scores = {key: round(100.0 * perf[key], 2) for key in ("frame_overall", "frame_acc", "frame_r1", "fe_f")}
+    scores["fe_f_tuned"] = fe_sweep["best"]["fe_f"]
+    return scores
+
+
+def run_frames(name: str, force: bool) -> None:
+    out_json = FRAMES_RUNS / f"{name}.json"
+    if is_cached(out_json, force):
+        return
+    if name == BASE:
+        stage2, sweep = ROOT / "training" / "frames_stage2" / "model-best", ROOT / "metrics" / "frame_elements_threshold_dev.json"
+        if not stage2.exists() or not sweep.exists():
+            raise typer.BadParameter("the base run is the main job's: run `spacy project run train-frames-stage2 tune-fe-threshold` first")
+        timings = {stage: srsly.read_json(ROOT / "training" / stage / "timing.json")["minutes"]
+                   for stage in ("frames_stage1", "frames_stage2") if (ROOT / "training" / stage / "timing.json").exists()}
+        write_json(out_json, {"encoder": name, "model": str(stage2.relative_to(ROOT)), "scores": frames_scores(stage2, srsly.read_json(sweep)),
+                              "minutes": timings, "source": "the main job's frame parser (train-frames-stage1/2, tune-fe-threshold)"})
+        return
+    work, encoder = WORK / name, encoder_dir(name).relative_to(ROOT)
+    transformer = transformer_pipeline(name).relative_to(ROOT)
+    timings = {}
+    stage1, stage2 = work / "frames_stage1", work / "frames_stage2"
+    for stage, cmd in (
+        (stage1, ["configs/frames_stage1.cfg", "--paths.encoder", str(encoder), "--paths.transformer", str(transformer)]),
+        (stage2, ["configs/frames_stage2_fe.cfg", "--paths.encoder", str(encoder), "--paths.stage1", str(stage1 / "model-best")]),
+    ):
+        if force or not finished_training(stage):
+            timed_train(ROOT, ROOT / cmd[0], stage, cmd[1:])
+        timings[stage.name] = train_timing(stage)["minutes"]
+    sweep_path = FRAMES_RUNS / f"{name}_fe_threshold_dev.json"
+    subprocess.run([sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(stage2 / "model-best"), "--corpus", "corpus/framenet15/dev.spacy",
+                    "--output", str(sweep_path)], check=True, cwd=ROOT)
+    write_json(out_json, {"encoder": name, "model": str((stage2 / "model-best").relative_to(ROOT)),
+                          "scores": frames_scores(stage2 / "model-best", srsly.read_json(sweep_path)), "minutes": timings,
+                          "source": "configs/frames_stage1.cfg and frames_stage2_fe.cfg on E1 (encoder and transformer), tune-fe-threshold"})
+
+
 @app.command("run")
 def run_cli(
-    component: str = typer.Argument(..., help=f"One of {list(COMPONENTS)}"),
+    component: str = typer.Argument(..., help=f"One of {[*COMPONENTS, 'frames']}"),
     name: str = typer.Argument(..., help="Encoder: base or <form>-<objective>"),
     seed: int = typer.Option(0, "--seed"),
     fold: int = typer.Option(0, "--fold", help="inducer: the rotation's test fold"),
     force: bool = typer.Option(False, "--force"),
 ):
     """One component trained and scored on encoder `name` by its own experiment script."""
-    if component not in COMPONENTS:
-        raise typer.BadParameter(f"unknown component {component!r}; choose from {list(COMPONENTS)}")
+    if component not in [*COMPONENTS, "frames"]:
+        raise typer.BadParameter(f"unknown component {component!r}; choose from {[*COMPONENTS, 'frames']}")
     check_name(name)
-    tag = "" if name == BASE else f"mt-{name}"
+    if component == "frames":
+        return run_frames(name, force)
     spec = COMPONENTS[component]
+    tag = spec.get("base_tag", "") if name == BASE else f"mt-{name}"
     args: List[str] = [sys.executable, str(ROOT / spec["script"]), "run"]
-    if component == "inducer":
-        args += ["vanilla", "--fold", str(fold)]
+    if component in ("inducer", "inducer-triplet"):
+        args += ["vanilla" if component == "inducer" else "triplet", "--fold", str(fold)]
         if tag:
             args += ["--encoder", str(encoder_dir(name).relative_to(ROOT)), "--tag", tag]
+    elif component == "media":
+        args += ["frozen-en"]
+        if tag:
+            args += ["--transformer", str(transformer_pipeline(name).relative_to(ROOT)), "--tag", tag]
     elif component == "discourse":
         args += ["packaged-ce", "--seed", str(seed)]
         if tag:
@@ -236,7 +305,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
     for name in summary["encoders"]:
         for component, spec in COMPONENTS.items():
             for run_name in sorted({p.stem for p in spec["runs"].glob(spec["run"].format(tag=f"@mt-{name}", seed="*", fold="*") + ".json")}):
-                base_name = run_name.replace(f"@mt-{name}", "")
+                base_name = run_name.replace(f"@mt-{name}", f"@{spec['base_tag']}" if "base_tag" in spec else "")
                 e1_run = srsly.read_json(spec["runs"] / f"{run_name}.json")
                 base_path = spec["runs"] / f"{base_name}.json"
                 if not base_path.exists():
@@ -251,6 +320,40 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
                 row["base_run_commit"] = last_commit(base_path)  # the base run may be older than the E1 run
                 summary["table"].append(f"{name} {run_name}: " + ", ".join(
                     f"{k} {v['base']:.2f} -> {v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
+    # several seeds of one setting: the mean of each side, and how far the base encoder's
+    # own seeds spread (the noise a gain must clear)
+    for name, by_component in summary["components"].items():
+        for component, rows in by_component.items():
+            if len(rows) < 2:
+                continue
+            means = {}
+            for key in rows[0]["scores"]:
+                pairs = [(r["scores"][key]["base"], r["scores"][key]["e1"]) for r in rows if r["scores"][key]["delta"] is not None]
+                if len(pairs) < 2:
+                    continue
+                base, e1 = numpy.array(pairs).T
+                means[key] = {"base": round(float(base.mean()), 2), "e1": round(float(e1.mean()), 2), "delta": round(float((e1 - base).mean()), 2),
+                              "base_range": round(float(base.max() - base.min()), 2), "runs": len(pairs)}
+            summary.setdefault("means", {}).setdefault(name, {})[component] = means
+            summary["table"].append(f"{name} {component} mean of {len(rows)} runs: " + ", ".join(
+                f"{k} {v['base']:.2f} -> {v['e1']:.2f} (base range {v['base_range']:.2f})" for k, v in means.items()))
+    frames_base = FRAMES_RUNS / f"{BASE}.json"
+    for name in summary["encoders"]:
+        e1_path = FRAMES_RUNS / f"{name}.json"
+        if not e1_path.exists():
+            continue
+        if not frames_base.exists():
+            summary["missing"].append("frames: base (the main job's frame parser)")
+            continue
+        base_run, e1_run = srsly.read_json(frames_base), srsly.read_json(e1_path)
+        row = {"base_run": f"frames/{frames_base.stem}", "e1_run": f"frames/{e1_path.stem}", "scores": {},
+               "base_run_commit": last_commit(frames_base), "e1_minutes": e1_run.get("minutes"), "base_minutes": base_run.get("minutes")}
+        for key in FRAMES_SCORES:
+            b, e = base_run["scores"].get(key), e1_run["scores"].get(key)
+            row["scores"][key] = {"base": b, "e1": e, "delta": None if b is None or e is None else round(e - b, 2)}
+        summary["components"].setdefault(name, {})["frames"] = [row]
+        summary["table"].append(f"{name} frames (FN1.5 dev): " + ", ".join(
+            f"{k} {v['base']:.2f} -> {v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
     for name, by_encoder in summary["neighbours"].items():
         summary["table"].append(f"{name} neighbours: " + ", ".join(
             f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items()) + " (% sharing a frame)")

@@ -87,7 +87,7 @@ def corpus_langs(paths):
 
 @pytest.mark.parametrize("setting", ["lolo-fr-headboth", "lolo-en-headboth", "lolo-po-use", "lolo-it-headboth-p1"])
 def test_run_never_trains_or_tunes_on_the_held_out_language(recorded, setting, tmp_path):
-    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None, transformer=None, tag="")
     held = mx.SETTINGS[setting]["heldout"]
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == len(mx.SETTINGS[setting]["stages"])
@@ -105,7 +105,7 @@ def test_run_never_trains_or_tunes_on_the_held_out_language(recorded, setting, t
 
 
 def test_multilingual_recipe_run_starts_the_english_phase_from_phase_one(recorded):
-    mx.run_cli("headboth-multi-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
+    mx.run_cli("headboth-multi-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None, transformer=None, tag="")
     first, second = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert corpus_langs(json.loads(first[first.index("--paths.train") + 1])) == set(mx.LANGS)
     assert corpus_langs(json.loads(second[second.index("--paths.train") + 1])) == {"en"}
@@ -154,7 +154,7 @@ WIDTH = "--components.media_framer.model.hidden_width"
 ])
 def test_recipe_variants_reach_every_training_stage(recorded, setting, alpha, width):
     """-a0: no contrastive term, -lin: a linear head, in every stage of the chain."""
-    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None)
+    mx.run_cli(setting, seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None, transformer=None, tag="")
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == len(mx.SETTINGS[setting]["stages"])
     for cmd in trains:
@@ -165,7 +165,7 @@ def test_recipe_variants_reach_every_training_stage(recorded, setting, alpha, wi
 def test_main_job_scores_english_only_in_its_own_run_file(recorded, tmp_path):
     """--test-langs en: the same stages and thresholds, test scored on English only, written
     beside (not over) the setting's full run, as package_meta reads it."""
-    mx.run_cli("headboth-multi-en-a0", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="en")
+    mx.run_cli("headboth-multi-en-a0", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="en", transformer=None, tag="")
     trains = [c for c in recorded if c[2:4] == ["spacy", "train"]]
     assert len(trains) == 2 and corpus_langs(json.loads(trains[0][trains[0].index("--paths.train") + 1])) == set(mx.LANGS)
     test = [c for c in recorded if "evaluate-media" in c][-1]
@@ -174,7 +174,7 @@ def test_main_job_scores_english_only_in_its_own_run_file(recorded, tmp_path):
     run = srsly.read_json(tmp_path / "runs" / "headboth-multi-en-a0@test-en.json")
     assert set(run["scores"]["test"]) == {"all", "en"} and run["test_corpus"] == ["corpus/media_frames/en_test.spacy"]
     with pytest.raises(typer.BadParameter, match="tests on"):
-        mx.run_cli("headboth-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="fr")
+        mx.run_cli("headboth-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs="fr", transformer=None, tag="")
 
 
 def test_body_cache_encodes_missing_languages_in_one_process(recorded, tmp_path, monkeypatch):
@@ -196,3 +196,21 @@ def test_body_cache_encodes_missing_languages_in_one_process(recorded, tmp_path,
     mx.body_cache(mx.FRAMES, ["en", "fr", "ge"], Path(tmp_path / "log"), timings)
     assert len(recorded) == 2 and corpus_langs(recorded[1]) == {"ge"}
     assert not list((mx.WORK / "cache").glob("*pending*"))
+
+
+def test_encoder_swap_replaces_only_the_minilm_body(recorded, tmp_path):
+    """--transformer (issue 26): the frozen MiniLM body read from another pipeline, the run
+    tagged; settings on frame_identifier's transformer refuse it."""
+    (tmp_path / "training" / "e1").mkdir(parents=True)
+    mx.run_cli("frozen-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None,
+               transformer="training/e1", tag="mt-x")
+    (train,) = [c for c in recorded if c[2:4] == ["spacy", "train"]]
+    assert train[train.index("--paths.transformer") + 1] == "training/e1"
+    assert "training_e1__en" in train[train.index("--paths.body_cache") + 1]
+    assert (tmp_path / "runs" / "frozen-en@mt-x.json").exists() and not (tmp_path / "runs" / "frozen-en.json").exists()
+    with pytest.raises(typer.BadParameter, match="swaps"):
+        mx.run_cli("headboth-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None,
+                   transformer="training/e1", tag="mt-x")
+    with pytest.raises(typer.BadParameter, match="needs a --tag"):
+        mx.run_cli("frozen-en", seed=0, force=False, export=None, configs="configs", rescore=False, test_langs=None,
+                   transformer="training/e1", tag="")

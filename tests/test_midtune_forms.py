@@ -16,10 +16,12 @@ from spacy_frames.midtune import (
     drop_filler,
     drop_role,
     foreign_form,
+    frame_only_form,
     framenet_form,
     linearize,
     negatives,
     swap_fillers,
+    swap_frame,
 )
 
 SEEDS = range(12)
@@ -243,3 +245,56 @@ def test_negatives_skip_inapplicable_kinds():
     out = negatives(single, [single], 0, Random(0), 5)
     # no swap (one argument), no foreign form (one sentence): one drop_role, one drop_filler text
     assert sorted(out) == [("drop_filler", "[PRED] go [ARG0]"), ("drop_role", "[PRED] go")]
+
+
+def test_frame_only_form_keeps_frames_and_lexical_units(nlp):
+    doc = frames_doc(nlp)
+    form = frame_only_form(doc)
+    assert linearize(form) == "[FRAME] Deciding [LU] decide.v [FRAME] Change_event_time [LU] postpone.v"
+    assert framenet_form(doc).predicates[0].args  # the full form is untouched
+    assert frame_only_form(Doc(nlp.vocab, words=["Hi"])).is_empty()
+
+
+def test_swap_frame_renames_one_predicate_from_another_form():
+    own = SemanticForm([Predicate("FRAME", "Deciding", "decide.v"), Predicate("FRAME", "Giving", "give.v")])
+    other = SemanticForm([Predicate("FRAME", "Giving", "give.v"), Predicate("FRAME", "Arriving", "come.v")])
+    forms = [own, other]
+    before = copy.deepcopy(forms)
+    seen = set()
+    for seed in SEEDS:
+        new = swap_frame(forms, 0, Random(seed))
+        changed = [(a.name, b.name) for a, b in zip(own.predicates, new.predicates) if a.name != b.name]
+        assert len(changed) == 1 and changed[0][1] in {"Giving", "Arriving"} and changed[0][0] != changed[0][1]
+        assert [p.lexical_unit for p in new.predicates] == ["decide.v", "give.v"]  # the words stay
+        seen.add(linearize(new))
+    assert forms == before and len(seen) > 1
+    # nothing to rename to: the only other name is the predicate's own
+    lone = [SemanticForm([Predicate("FRAME", "Giving", "give.v")]), SemanticForm([Predicate("FRAME", "Giving", "hand.v")])]
+    assert swap_frame(lone, 0, Random(0)) is None
+    assert swap_frame([SemanticForm(), other], 0, Random(0)) is None
+
+
+def test_frame_negatives_of_frame_only_forms():
+    own = SemanticForm([Predicate("FRAME", "Deciding", "decide.v")])
+    other = SemanticForm([Predicate("FRAME", "Arriving", "come.v")])
+    out = negatives(own, [own, other], 0, Random(0), 5, kinds=("swap_frame", "foreign"))
+    assert sorted(out) == [("foreign", "[FRAME] Arriving [LU] come.v"), ("swap_frame", "[FRAME] Arriving [LU] decide.v")]
+    # the paper's deletions find no role to delete in a frame-only form
+    assert [kind for kind, _ in negatives(own, [own, other], 0, Random(0), 5)] == ["foreign"]
+    with pytest.raises(ValueError, match="unknown kinds"):
+        negatives(own, [own, other], 0, Random(0), 1, kinds=("drop_frame",))
+
+
+def test_frame_only_examples_draw_frame_negatives(nlp):
+    from spacy_frames.midtune.train import form_examples
+
+    docs = [frames_doc(nlp), frames_doc(nlp)]
+    other = docs[1]  # another sentence's frame to rename to
+    arriving = Span(other, 4, 5, label="Arriving")
+    arriving._.lexical_unit = "postpone.v"
+    other.spans["frames"] = [arriving]
+    examples = form_examples(docs, "frames", seed=0, n_negatives=3)
+    sentence, positive, negs = examples[0]
+    assert positive == "[FRAME] Deciding [LU] decide.v [FRAME] Change_event_time [LU] postpone.v"
+    assert negs and all("[Cognizer]" not in text for text in negs)  # no fillers in any negative
+    assert any("Arriving [LU]" in text for text in negs)

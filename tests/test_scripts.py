@@ -323,7 +323,7 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     import spacy
     from spacy.tokens import DocBin
 
-    from spacy_frames.tools.experiments import TRAIN_LOG, dev_curve, timed_train
+    from spacy_frames.tools.experiments import TRAIN_LOG, dev_curve, finished_training, timed_train
 
     nlp = spacy.blank("en")
     docs = []
@@ -348,6 +348,12 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     assert all("cats_score" in row and 0 <= row["score"] <= 1 for row in curve["evaluations"])
     best = max(row["score"] for row in curve["evaluations"])
     assert curve["best_step"] == [row["step"] for row in curve["evaluations"] if row["score"] == best][-1]
+    # a finished run is marked by timing.json; a failed retry into the same folder removes
+    # the mark (its model folders stay, as spaCy leaves them after an interruption)
+    assert finished_training(tmp_path / "out")
+    with pytest.raises(subprocess.CalledProcessError):
+        timed_train(root, config, tmp_path / "out", ["--paths.train", str(tmp_path / "missing.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")])
+    assert not finished_training(tmp_path / "out") and (tmp_path / "out" / "model-last").exists()
 
 
 def test_time_setup_times_the_main_job_step_by_step(tmp_path, monkeypatch):
@@ -400,10 +406,16 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     with pytest.raises(typer.BadParameter):
         mte.check_name("base", base_ok=False)
     mte.check_name("dependency-classification")
+    mte.check_name("frames-triplet")
     runs = tmp_path / "runs"
     monkeypatch.setattr(mte, "OUT", tmp_path / "midtune")
     monkeypatch.setitem(mte.COMPONENTS, "discourse", {**mte.COMPONENTS["discourse"], "runs": runs})
     monkeypatch.setitem(mte.COMPONENTS, "inducer", {**mte.COMPONENTS["inducer"], "runs": tmp_path / "none"})
+    # no component reads the project's own run folders here
+    induction, media = tmp_path / "induction", tmp_path / "media"
+    monkeypatch.setitem(mte.COMPONENTS, "inducer-triplet", {**mte.COMPONENTS["inducer-triplet"], "runs": induction})
+    monkeypatch.setitem(mte.COMPONENTS, "media", {**mte.COMPONENTS["media"], "runs": media})
+    monkeypatch.setattr(mte, "FRAMES_RUNS", tmp_path / "midtune" / "frames")
     write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", {"loss_first": 1.0, "loss_last": 0.5})
     score = lambda acc: {"l2": {"acc": acc, "macro_f1": acc / 2}}
     write_json(runs / "packaged-ce_seed0.json", {"gdtb_dev": score(40.0), "gdtb_test": score(42.0)})
@@ -415,6 +427,29 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     assert row["base_run"] == "packaged-ce_seed0" and row["scores"]["gdtb_dev.l2.acc"] == {"base": 40.0, "e1": 41.5, "delta": 1.5}
     assert row["scores"]["gdtb_test.l2.macro_f1"]["delta"] == -0.5
     assert summary["missing"] == ["discourse: packaged-ce_seed1 (base encoder)"]
+    # a base run re-run today under its own tag (inducer-triplet), nested scores (media),
+    # and the frame parser's pair of run files
+    bcf = lambda value: {"two-step": {"bcf": value}}
+    write_json(induction / "triplet_fold0.json", bcf(10.0))  # older code: not the pair
+    write_json(induction / "triplet@mt-base_fold0.json", bcf(50.0))
+    write_json(induction / "triplet@mt-framenet-triplet_fold0.json", bcf(52.0))
+    write_json(media / "frozen-en@mt-base.json", {"scores": {"test": {"all": {"micro_f1": 0.7}}}})
+    write_json(media / "frozen-en@mt-framenet-triplet.json", {"scores": {"test": {"all": {"micro_f1": 0.65}}}})
+    frames = lambda overall: {"scores": {"frame_overall": overall, "fe_f_tuned": 55.0}}
+    write_json(tmp_path / "midtune" / "frames" / "base.json", frames(88.0))
+    write_json(tmp_path / "midtune" / "frames" / "framenet-triplet.json", frames(87.0))
+    mte.report_cli(tmp_path / "midtune.json")
+    rows = srsly.read_json(tmp_path / "midtune.json")["components"]["framenet-triplet"]
+    (triplet,) = rows["inducer-triplet"]
+    assert triplet["base_run"] == "triplet@mt-base_fold0" and triplet["scores"]["two-step.bcf"]["delta"] == 2.0
+    assert rows["media"][0]["scores"]["scores.test.all.micro_f1"] == pytest.approx({"base": 0.7, "e1": 0.65, "delta": -0.05})
+    assert rows["frames"][0]["scores"]["frame_overall"]["delta"] == -1.0
+    assert rows["frames"][0]["scores"]["fe_f_tuned"]["delta"] == 0.0
+    # two seeds paired: their means and the base seeds' spread
+    write_json(runs / "packaged-ce_seed1.json", {"gdtb_dev": score(43.0), "gdtb_test": score(41.0)})
+    mte.report_cli(tmp_path / "midtune.json")
+    means = srsly.read_json(tmp_path / "midtune.json")["means"]["framenet-triplet"]["discourse"]
+    assert means["gdtb_dev.l2.acc"] == {"base": 41.5, "e1": 41.25, "delta": -0.25, "base_range": 3.0, "runs": 2}
     # nearest neighbours by cosine, never the sentence itself
     vectors = numpy.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
     assert list(mte.nearest(vectors)) == [1, 0, 1]

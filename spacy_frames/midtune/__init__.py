@@ -2,8 +2,8 @@
 semantic-form encoder (E2) trained so that a sentence is close to the linearised form of
 its own parse and far from corrupted or foreign forms.
 
-- `forms`: forms from FrameNet frames or the dependency parse, their linearisation and
-  negatives;
+- `forms`: forms from FrameNet frames (with or without frame elements) or the
+  dependency parse, their linearisation and negatives;
 - the losses are in `spacy_frames.losses.midtune` (MidtuneTripletLoss, MidtunePairLoss).
 """
 from .forms import (
@@ -15,10 +15,12 @@ from .forms import (
     drop_filler,
     drop_role,
     foreign_form,
+    frame_only_form,
     framenet_form,
     linearize,
     negatives,
     swap_fillers,
+    swap_frame,
 )
 
 __all__ = [
@@ -27,11 +29,13 @@ __all__ = [
     "Predicate",
     "SemanticForm",
     "framenet_form",
+    "frame_only_form",
     "dependency_form",
     "linearize",
     "drop_role",
     "drop_filler",
     "swap_fillers",
     "foreign_form",
+    "swap_frame",
     "negatives",
 ]

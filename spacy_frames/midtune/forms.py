@@ -7,10 +7,11 @@ forms (a role dropped, a filler emptied, two fillers swapped) and from the form 
 another sentence.
 
 - `framenet_form(doc)`: from the pipeline's frames and frame elements;
+- `frame_only_form(doc)`: its frames and lexical units only (a control);
 - `dependency_form(doc)`: a coarse PropBank stand-in from the dependency parse;
 - `linearize(form)`: the text E2 encodes;
 - `drop_role`, `drop_filler`, `swap_fillers`, `foreign_form`, `negatives`: the
-  negatives. None of them mutates its input; each returns None when not applicable.
+  negatives; `swap_frame` (a predicate renamed) for frame-only forms. None of them mutates its input; each returns None when not applicable.
 """
 from dataclasses import dataclass, field
 from random import Random
@@ -67,6 +68,14 @@ def framenet_form(doc: Doc) -> SemanticForm:
         args = [(fe.label_, _clean(fe.text)) for fe in span._.frame_elements]
         predicates.append(Predicate(FRAME, frame, span._.lexical_unit, args))
     return SemanticForm(predicates)
+
+
+def frame_only_form(doc: Doc) -> SemanticForm:
+    """``framenet_form`` without frame elements: each frame with its lexical unit only.
+    A control for what FrameNet forms teach: with no fillers, a form shares with its
+    sentence only the lexical units, so its negatives (a frame renamed, another
+    sentence's form) cannot be told apart by the sentence's other words."""
+    return SemanticForm([Predicate(p.kind, p.name, p.lexical_unit, []) for p in framenet_form(doc).predicates])
 
 
 # dependency label -> PropBank-style role (prep, agent handled apart)
@@ -226,12 +235,33 @@ def foreign_form(forms: Sequence[SemanticForm], index: int, rng: Random) -> Opti
     return forms[rng.choice(candidates)].copy()
 
 
+def swap_frame(forms: Sequence[SemanticForm], index: int, rng: Random) -> Optional[SemanticForm]:
+    """One predicate of forms[index] renamed to a predicate name of another sentence's
+    form (its lexical unit and arguments kept): the words stay, the frame is wrong.
+    None when no other form has a name this predicate does not already have."""
+    own = forms[index]
+    if own.is_empty():
+        return None
+    others = sorted({p.name for j, other in enumerate(forms) if j != index for p in other.predicates})
+    p = rng.randrange(len(own.predicates))
+    names = [name for name in others if name != own.predicates[p].name]
+    if not names:
+        return None
+    new = own.copy()
+    new.predicates[p].name = rng.choice(names)
+    return new
+
+
 NEGATIVE_KINDS: Dict[str, Optional[Callable]] = {
     "drop_role": drop_role,
     "drop_filler": drop_filler,
     "swap_fillers": swap_fillers,
     "foreign": None,  # foreign_form: needs the other forms
 }
+# the paper's deletion functions and foreign forms (the default), and the frame-level
+# negatives of frame-only forms, which have no roles to delete
+PAPER_NEGATIVES = tuple(NEGATIVE_KINDS)
+FRAME_NEGATIVES = ("swap_frame", "foreign")
 
 
 def negatives(
@@ -241,15 +271,19 @@ def negatives(
     rng: Random,
     n: int,
     kind_marker: bool = True,
+    kinds: Sequence[str] = PAPER_NEGATIVES,
 ) -> List[Tuple[str, str]]:
     """Up to n negatives of ``form`` (the form of sentence ``index`` of ``forms``) as
-    (kind, linearised text) pairs. Each draw picks a kind uniformly among those still
-    applicable; texts are distinct, non-empty and differ from the positive's. Fewer
-    than n come back when the form does not allow more ([] for an empty form)."""
+    (kind, linearised text) pairs. Each draw picks a kind uniformly among ``kinds``
+    still applicable; texts are distinct, non-empty and differ from the positive's.
+    Fewer than n come back when the form does not allow more ([] for an empty form)."""
+    unknown = [kind for kind in kinds if kind not in (*NEGATIVE_KINDS, "swap_frame")]
+    if unknown:
+        raise ValueError(f"midtune negatives: unknown kinds {unknown}; choose from {[*NEGATIVE_KINDS, 'swap_frame']}")
     if form.is_empty() or n <= 0:
         return []
     positive = linearize(form, kind_marker)
-    kinds = list(NEGATIVE_KINDS)
+    kinds = list(kinds)
     out: List[Tuple[str, str]] = []
     seen = {positive}
     attempts = 0
@@ -258,6 +292,8 @@ def negatives(
         kind = rng.choice(kinds)
         if kind == "foreign":
             negative = foreign_form(forms, index, rng)
+        elif kind == "swap_frame":
+            negative = swap_frame(forms, index, rng)
         else:
             negative = NEGATIVE_KINDS[kind](form, rng)
         if negative is None:

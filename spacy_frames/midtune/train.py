@@ -28,9 +28,11 @@ import srsly
 from thinc.api import Config
 
 from ..losses.midtune import MidtunePairLoss, MidtuneTripletLoss
-from .forms import dependency_form, framenet_form, linearize, negatives
+from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, negatives
 
-FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form}
+FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form, "frames": frame_only_form}
+# which negatives each form draws: frame-only forms have no roles for the paper's deletions
+FORM_NEGATIVES: Dict[str, Tuple[str, ...]] = {"framenet": PAPER_NEGATIVES, "dependency": PAPER_NEGATIVES, "frames": FRAME_NEGATIVES}
 OBJECTIVES = ("triplet", "classification")
 
 
@@ -46,7 +48,7 @@ def form_examples(docs, form: str, seed: int, n_negatives: int = 1) -> List[Tupl
     for i, (doc, f) in enumerate(zip(docs, forms)):
         if f.is_empty():
             continue
-        negs = [text for _, text in negatives(f, forms, i, rng, n_negatives)]
+        negs = [text for _, text in negatives(f, forms, i, rng, n_negatives, kinds=FORM_NEGATIVES[form])]
         out.append((doc.text, linearize(f), negs))
     return out
 

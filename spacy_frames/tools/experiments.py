@@ -87,10 +87,18 @@ def timed_train(root: Path, config: Path, output: Path, args: Sequence[str], gpu
     output/train_log.jsonl (spaCy's ConsoleLogger.v2 `output_file`, same console table as
     the configs' v1 logger), so a run can say where its dev curve peaked."""
     output.mkdir(parents=True, exist_ok=True)
+    (output / "timing.json").unlink(missing_ok=True)  # the marker of a finished run: see finished_training
     log = ["--training.logger.@loggers", "spacy.ConsoleLogger.v2", "--training.logger.output_file", str(output / TRAIN_LOG)]
     cmd = [sys.executable, str(root / "scripts" / "timed.py"), str(output / "timing.json"), "--",
            sys.executable, "-m", "spacy", "train", str(config), "--output", str(output), *log, *args, "--gpu-id", str(gpu_id)]
     subprocess.run(cmd, check=True)
+
+
+def finished_training(output: Path) -> bool:
+    """Whether a timed_train run into `output` ran to its end. Its model directories do
+    not say: spaCy writes model-best at every improving evaluation and model-last also
+    when training is interrupted; scripts/timed.py writes timing.json only on success."""
+    return (output / "timing.json").exists()
 
 
 def train_timing(output: Path) -> Optional[Dict[str, Any]]:
