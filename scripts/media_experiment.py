@@ -171,13 +171,14 @@ def test_corpus(spec: Dict) -> List[str]:
 def with_encoder(spec: Dict, transformer: str) -> Dict:
     """The setting with the MiniLM body's transformer pipeline (`BASE`) replaced, nothing
     else changed (issue 26: a component re-trained on a mid-tuned encoder). Only for
-    settings whose stages all read `BASE` (or the previous stage's model)."""
+    settings whose head stages read `BASE` (or the previous stage's model); an end-to-end
+    stage starts from the previous stage's model, which then holds the swapped body."""
     other = [stage["transformer"] for stage in spec["stages"] if stage["kind"] == "head" and stage["body"] != "use"
              and stage["transformer"] not in (BASE, "previous")]
-    if other:
-        raise ValueError(f"--transformer swaps {BASE}; this setting's stages read {', '.join(other)}")
-    stages = [{**stage, "transformer": transformer} if stage["kind"] == "head" and stage["transformer"] == BASE else
-              {**stage, "transformer_e2e": transformer} if stage["kind"] == "e2e" else stage for stage in spec["stages"]]
+    if other or spec["stages"][0]["kind"] == "e2e":
+        raise ValueError(f"--transformer swaps {BASE} in head stages; this setting's stages read {', '.join(other) or 'it end to end first'}")
+    stages = [{**stage, "transformer": transformer} if stage["kind"] == "head" and stage["transformer"] == BASE else stage
+              for stage in spec["stages"]]
     return {**spec, "stages": stages}
 
 
@@ -235,7 +236,7 @@ def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str
         common += ["--paths.media_init", previous]
     if stage["kind"] == "e2e":
         config = f"{configs}/media_framer.cfg"
-        transformer = previous or stage.get("transformer_e2e", BASE)
+        transformer = previous or BASE
         extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
                  "--corpora.train.max_tokens", str(stage["max_tokens"])]
         if not stage["sampler"]:

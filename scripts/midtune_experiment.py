@@ -62,6 +62,11 @@ COMPONENTS: Dict[str, Dict] = {
     "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}",
               "base_tag": "mt-base",
               "scores": ["scores.dev.all.micro_f1", "scores.dev.all.macro_f1", "scores.test.all.micro_f1", "scores.test.all.macro_f1"]},
+    # frame_identifier + frame_elements: the main job's stages 1 and 2 (frame_elements inside
+    # stage 2) and frame_elements' dev sweep, run here (`run_frames`); the base encoder's run is
+    # the main job's own frame parser
+    "frames": {"script": None, "runs": OUT / "frames", "run": "frames{tag}", "base_tag": "mt-base",
+               "scores": ["scores.frame_overall", "scores.frame_acc", "scores.frame_r1", "scores.fe_f_tuned"]},
 }
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
@@ -198,13 +203,6 @@ def neighbours_cli(
     typer.echo(json.dumps(result["by_encoder"], indent=1))
 
 
-# frame_identifier + frame_elements: the main job's stage 1 and stage 2 (frame_elements inside
-# it), then frame_elements' dev sweep of n-gram gap, decoding and threshold. The base encoder's
-# run is the main job's own model (training/frames_stage2, metrics/frame_elements_threshold_dev.json).
-FRAMES_RUNS = OUT / "frames"
-FRAMES_SCORES = ["frame_overall", "frame_acc", "frame_r1", "fe_f_tuned"]
-
-
 def frames_scores(stage2: Path, fe_sweep: Dict) -> Dict:
     """FN1.5 dev scores of a stage-2 model (spaCy's training evaluation, in its meta) and
     frame_elements' FE F after the dev sweep, all in percent."""
@@ -214,8 +212,9 @@ def frames_scores(stage2: Path, fe_sweep: Dict) -> Dict:
     return scores
 
 
-def run_frames(name: str, force: bool) -> None:
-    out_json = FRAMES_RUNS / f"{name}.json"
+def run_frames(name: str, tag: str, force: bool) -> None:
+    spec = COMPONENTS["frames"]
+    out_json = spec["runs"] / (spec["run"].format(tag=f"@{tag}") + ".json")
     if is_cached(out_json, force):
         return
     if name == BASE:
@@ -238,7 +237,7 @@ def run_frames(name: str, force: bool) -> None:
         if force or not finished_training(stage):
             timed_train(ROOT, ROOT / cmd[0], stage, cmd[1:])
         timings[stage.name] = train_timing(stage)["minutes"]
-    sweep_path = FRAMES_RUNS / f"{name}_fe_threshold_dev.json"
+    sweep_path = out_json.with_name(f"{out_json.stem}_fe_threshold_dev.json")
     subprocess.run([sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(stage2 / "model-best"), "--corpus", "corpus/framenet15/dev.spacy",
                     "--output", str(sweep_path)], check=True, cwd=ROOT)
     write_json(out_json, {"encoder": name, "model": str((stage2 / "model-best").relative_to(ROOT)),
@@ -248,20 +247,20 @@ def run_frames(name: str, force: bool) -> None:
 
 @app.command("run")
 def run_cli(
-    component: str = typer.Argument(..., help=f"One of {[*COMPONENTS, 'frames']}"),
+    component: str = typer.Argument(..., help=f"One of {list(COMPONENTS)}"),
     name: str = typer.Argument(..., help="Encoder: base or <form>-<objective>"),
     seed: int = typer.Option(0, "--seed"),
     fold: int = typer.Option(0, "--fold", help="inducer: the rotation's test fold"),
     force: bool = typer.Option(False, "--force"),
 ):
     """One component trained and scored on encoder `name` by its own experiment script."""
-    if component not in [*COMPONENTS, "frames"]:
-        raise typer.BadParameter(f"unknown component {component!r}; choose from {[*COMPONENTS, 'frames']}")
+    if component not in COMPONENTS:
+        raise typer.BadParameter(f"unknown component {component!r}; choose from {list(COMPONENTS)}")
     check_name(name)
-    if component == "frames":
-        return run_frames(name, force)
     spec = COMPONENTS[component]
     tag = spec.get("base_tag", "") if name == BASE else f"mt-{name}"
+    if component == "frames":  # no experiment script of its own: the main job's stages
+        return run_frames(name, tag, force)
     args: List[str] = [sys.executable, str(ROOT / spec["script"]), "run"]
     if component in ("inducer", "inducer-triplet"):
         args += ["vanilla" if component == "inducer" else "triplet", "--fold", str(fold)]
@@ -337,23 +336,6 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
             summary.setdefault("means", {}).setdefault(name, {})[component] = means
             summary["table"].append(f"{name} {component} mean of {len(rows)} runs: " + ", ".join(
                 f"{k} {v['base']:.2f} -> {v['e1']:.2f} (base range {v['base_range']:.2f})" for k, v in means.items()))
-    frames_base = FRAMES_RUNS / f"{BASE}.json"
-    for name in summary["encoders"]:
-        e1_path = FRAMES_RUNS / f"{name}.json"
-        if not e1_path.exists():
-            continue
-        if not frames_base.exists():
-            summary["missing"].append("frames: base (the main job's frame parser)")
-            continue
-        base_run, e1_run = srsly.read_json(frames_base), srsly.read_json(e1_path)
-        row = {"base_run": f"frames/{frames_base.stem}", "e1_run": f"frames/{e1_path.stem}", "scores": {},
-               "base_run_commit": last_commit(frames_base), "e1_minutes": e1_run.get("minutes"), "base_minutes": base_run.get("minutes")}
-        for key in FRAMES_SCORES:
-            b, e = base_run["scores"].get(key), e1_run["scores"].get(key)
-            row["scores"][key] = {"base": b, "e1": e, "delta": None if b is None or e is None else round(e - b, 2)}
-        summary["components"].setdefault(name, {})["frames"] = [row]
-        summary["table"].append(f"{name} frames (FN1.5 dev): " + ", ".join(
-            f"{k} {v['base']:.2f} -> {v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
     for name, by_encoder in summary["neighbours"].items():
         summary["table"].append(f"{name} neighbours: " + ", ".join(
             f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items()) + " (% sharing a frame)")

@@ -19,6 +19,7 @@ from spacy_frames.midtune import (
     frame_only_form,
     framenet_form,
     linearize,
+    name_counts,
     negatives,
     swap_fillers,
     swap_frame,
@@ -268,6 +269,14 @@ def test_swap_frame_renames_one_predicate_from_another_form():
         assert [p.lexical_unit for p in new.predicates] == ["decide.v", "give.v"]  # the words stay
         seen.add(linearize(new))
     assert forms == before and len(seen) > 1
+    # the corpus-wide name counts a caller computes once give the same draws
+    counts = name_counts(forms)
+    assert [swap_frame(forms, 0, Random(seed), counts) for seed in SEEDS] == [swap_frame(forms, 0, Random(seed)) for seed in SEEDS]
+    # a name only the renamed sentence has is no other sentence's frame
+    solo = [SemanticForm([Predicate("FRAME", "Giving", "give.v"), Predicate("FRAME", "Deciding", "decide.v")]),
+            SemanticForm([Predicate("FRAME", "Giving", "hand.v")])]
+    renamed = {linearize(new) for new in (swap_frame(solo, 0, Random(seed)) for seed in SEEDS) if new is not None}
+    assert renamed == {"[FRAME] Giving [LU] give.v [FRAME] Giving [LU] decide.v"}
     # nothing to rename to: the only other name is the predicate's own
     lone = [SemanticForm([Predicate("FRAME", "Giving", "give.v")]), SemanticForm([Predicate("FRAME", "Giving", "hand.v")])]
     assert swap_frame(lone, 0, Random(0)) is None

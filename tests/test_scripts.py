@@ -415,7 +415,7 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     induction, media = tmp_path / "induction", tmp_path / "media"
     monkeypatch.setitem(mte.COMPONENTS, "inducer-triplet", {**mte.COMPONENTS["inducer-triplet"], "runs": induction})
     monkeypatch.setitem(mte.COMPONENTS, "media", {**mte.COMPONENTS["media"], "runs": media})
-    monkeypatch.setattr(mte, "FRAMES_RUNS", tmp_path / "midtune" / "frames")
+    monkeypatch.setitem(mte.COMPONENTS, "frames", {**mte.COMPONENTS["frames"], "runs": tmp_path / "frames"})
     write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", {"loss_first": 1.0, "loss_last": 0.5})
     score = lambda acc: {"l2": {"acc": acc, "macro_f1": acc / 2}}
     write_json(runs / "packaged-ce_seed0.json", {"gdtb_dev": score(40.0), "gdtb_test": score(42.0)})
@@ -436,15 +436,17 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     write_json(media / "frozen-en@mt-base.json", {"scores": {"test": {"all": {"micro_f1": 0.7}}}})
     write_json(media / "frozen-en@mt-framenet-triplet.json", {"scores": {"test": {"all": {"micro_f1": 0.65}}}})
     frames = lambda overall: {"scores": {"frame_overall": overall, "fe_f_tuned": 55.0}}
-    write_json(tmp_path / "midtune" / "frames" / "base.json", frames(88.0))
-    write_json(tmp_path / "midtune" / "frames" / "framenet-triplet.json", frames(87.0))
+    write_json(tmp_path / "frames" / "frames@mt-base.json", frames(88.0))
+    write_json(tmp_path / "frames" / "frames@mt-framenet-triplet.json", frames(87.0))
+    write_json(tmp_path / "frames" / "frames@mt-framenet-triplet_fe_threshold_dev.json", {"best": {}})  # not a run
     mte.report_cli(tmp_path / "midtune.json")
     rows = srsly.read_json(tmp_path / "midtune.json")["components"]["framenet-triplet"]
     (triplet,) = rows["inducer-triplet"]
     assert triplet["base_run"] == "triplet@mt-base_fold0" and triplet["scores"]["two-step.bcf"]["delta"] == 2.0
     assert rows["media"][0]["scores"]["scores.test.all.micro_f1"] == pytest.approx({"base": 0.7, "e1": 0.65, "delta": -0.05})
-    assert rows["frames"][0]["scores"]["frame_overall"]["delta"] == -1.0
-    assert rows["frames"][0]["scores"]["fe_f_tuned"]["delta"] == 0.0
+    (frames_row,) = rows["frames"]
+    assert frames_row["base_run"] == "frames@mt-base" and frames_row["scores"]["scores.frame_overall"]["delta"] == -1.0
+    assert frames_row["scores"]["scores.fe_f_tuned"]["delta"] == 0.0
     # two seeds paired: their means and the base seeds' spread
     write_json(runs / "packaged-ce_seed1.json", {"gdtb_dev": score(43.0), "gdtb_test": score(41.0)})
     mte.report_cli(tmp_path / "midtune.json")

@@ -18,6 +18,7 @@ from .forms import (
     frame_only_form,
     framenet_form,
     linearize,
+    name_counts,
     negatives,
     swap_fillers,
     swap_frame,
@@ -38,4 +39,5 @@ __all__ = [
     "foreign_form",
     "swap_frame",
     "negatives",
+    "name_counts",
 ]

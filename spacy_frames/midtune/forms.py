@@ -11,8 +11,10 @@ another sentence.
 - `dependency_form(doc)`: a coarse PropBank stand-in from the dependency parse;
 - `linearize(form)`: the text E2 encodes;
 - `drop_role`, `drop_filler`, `swap_fillers`, `foreign_form`, `negatives`: the
-  negatives; `swap_frame` (a predicate renamed) for frame-only forms. None of them mutates its input; each returns None when not applicable.
+  negatives; `swap_frame` (a predicate renamed) for frame-only forms. None of them
+  mutates its input; each returns None when not applicable.
 """
+from collections import Counter
 from dataclasses import dataclass, field
 from random import Random
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -235,14 +237,22 @@ def foreign_form(forms: Sequence[SemanticForm], index: int, rng: Random) -> Opti
     return forms[rng.choice(candidates)].copy()
 
 
-def swap_frame(forms: Sequence[SemanticForm], index: int, rng: Random) -> Optional[SemanticForm]:
+def name_counts(forms: Sequence[SemanticForm]) -> Counter:
+    """How many predicates of `forms` carry each name: what `swap_frame` draws from."""
+    return Counter(p.name for form in forms for p in form.predicates)
+
+
+def swap_frame(forms: Sequence[SemanticForm], index: int, rng: Random, counts: Optional[Counter] = None) -> Optional[SemanticForm]:
     """One predicate of forms[index] renamed to a predicate name of another sentence's
     form (its lexical unit and arguments kept): the words stay, the frame is wrong.
-    None when no other form has a name this predicate does not already have."""
+    None when no other form has a name this predicate does not already have.
+    `counts`: `name_counts(forms)`, computed once by a caller that draws for every form."""
     own = forms[index]
     if own.is_empty():
         return None
-    others = sorted({p.name for j, other in enumerate(forms) if j != index for p in other.predicates})
+    counts = name_counts(forms) if counts is None else counts
+    own_counts = Counter(p.name for p in own.predicates)
+    others = sorted(name for name, count in counts.items() if count > own_counts[name])
     p = rng.randrange(len(own.predicates))
     names = [name for name in others if name != own.predicates[p].name]
     if not names:
@@ -257,10 +267,11 @@ NEGATIVE_KINDS: Dict[str, Optional[Callable]] = {
     "drop_filler": drop_filler,
     "swap_fillers": swap_fillers,
     "foreign": None,  # foreign_form: needs the other forms
+    "swap_frame": None,  # swap_frame: needs the other forms
 }
 # the paper's deletion functions and foreign forms (the default), and the frame-level
 # negatives of frame-only forms, which have no roles to delete
-PAPER_NEGATIVES = tuple(NEGATIVE_KINDS)
+PAPER_NEGATIVES = ("drop_role", "drop_filler", "swap_fillers", "foreign")
 FRAME_NEGATIVES = ("swap_frame", "foreign")
 
 
@@ -272,14 +283,16 @@ def negatives(
     n: int,
     kind_marker: bool = True,
     kinds: Sequence[str] = PAPER_NEGATIVES,
+    counts: Optional[Counter] = None,
 ) -> List[Tuple[str, str]]:
     """Up to n negatives of ``form`` (the form of sentence ``index`` of ``forms``) as
     (kind, linearised text) pairs. Each draw picks a kind uniformly among ``kinds``
     still applicable; texts are distinct, non-empty and differ from the positive's.
-    Fewer than n come back when the form does not allow more ([] for an empty form)."""
-    unknown = [kind for kind in kinds if kind not in (*NEGATIVE_KINDS, "swap_frame")]
+    Fewer than n come back when the form does not allow more ([] for an empty form).
+    ``counts``: ``name_counts(forms)`` for swap_frame, when the caller has it."""
+    unknown = [kind for kind in kinds if kind not in NEGATIVE_KINDS]
     if unknown:
-        raise ValueError(f"midtune negatives: unknown kinds {unknown}; choose from {[*NEGATIVE_KINDS, 'swap_frame']}")
+        raise ValueError(f"midtune negatives: unknown kinds {unknown}; choose from {list(NEGATIVE_KINDS)}")
     if form.is_empty() or n <= 0:
         return []
     positive = linearize(form, kind_marker)
@@ -293,7 +306,7 @@ def negatives(
         if kind == "foreign":
             negative = foreign_form(forms, index, rng)
         elif kind == "swap_frame":
-            negative = swap_frame(forms, index, rng)
+            negative = swap_frame(forms, index, rng, counts)
         else:
             negative = NEGATIVE_KINDS[kind](form, rng)
         if negative is None:

@@ -28,7 +28,7 @@ import srsly
 from thinc.api import Config
 
 from ..losses.midtune import MidtunePairLoss, MidtuneTripletLoss
-from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, negatives
+from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, name_counts, negatives
 
 FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form, "frames": frame_only_form}
 # which negatives each form draws: frame-only forms have no roles for the paper's deletions
@@ -43,12 +43,13 @@ def form_examples(docs, form: str, seed: int, n_negatives: int = 1) -> List[Tupl
         raise ValueError(f"midtune: form must be one of {sorted(FORMS)}, got {form!r}")
     docs = list(docs)
     forms = [FORMS[form](doc) for doc in docs]
+    counts = name_counts(forms)  # once, not per sentence (swap_frame)
     rng = random.Random(seed)
     out = []
     for i, (doc, f) in enumerate(zip(docs, forms)):
         if f.is_empty():
             continue
-        negs = [text for _, text in negatives(f, forms, i, rng, n_negatives, kinds=FORM_NEGATIVES[form])]
+        negs = [text for _, text in negatives(f, forms, i, rng, n_negatives, kinds=FORM_NEGATIVES[form], counts=counts)]
         out.append((doc.text, linearize(f), negs))
     return out
 
