@@ -11,8 +11,8 @@ sentence encoder E1 against the base encoder, one run at a time.
     python scripts/midtune_experiment.py run inducer-triplet base --fold 0
     python scripts/midtune_experiment.py report                          # metrics/midtune.json
 
-An encoder is named <form>-<objective> (forms: framenet, dependency, frames (frame-only);
-objectives: triplet, classification) and trained by `spacy_frames.midtune.train` on the cached parses
+An encoder is named <form>-<objective>[-<steps>] (forms: framenet, dependency, frames
+(frame-only); objectives: triplet, classification; steps: configs/midtune.cfg's 600 unless named) and trained by `spacy_frames.midtune.train` on the cached parses
 (corpus/midtune/parses.spacy, `spacy project run midtune-parse`) into
 training/midtune/<name>/encoder; "base" is the untrained all-MiniLM-L6-v2. A component run
 delegates to that component's own experiment script with nothing changed but the encoder
@@ -72,13 +72,22 @@ COMPONENTS: Dict[str, Dict] = {
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
 
 
+def parse_name(name: str):
+    """<form>-<objective>[-<steps>] -> (form, objective, steps; 0: configs/midtune.cfg's)."""
+    parts = name.split("-")
+    steps = int(parts.pop()) if len(parts) == 3 and parts[2].isdigit() and int(parts[2]) > 0 else 0
+    if len(parts) != 2 or parts[0] not in FORMS or parts[1] not in OBJECTIVES:
+        raise typer.BadParameter(f"encoder {name!r}: <form>-<objective>[-<steps>], form one of {FORMS}, objective one of {OBJECTIVES}")
+    return parts[0], parts[1], steps
+
+
 def check_name(name: str, base_ok: bool = True) -> None:
     if name == BASE and base_ok:
         return
-    form, _, objective = name.partition("-")
-    if form not in FORMS or objective not in OBJECTIVES:
-        raise typer.BadParameter(f"encoder {name!r}: <form>-<objective>, form one of {FORMS}, objective one of {OBJECTIVES}"
-                                 + (f", or {BASE!r}" if base_ok else ""))
+    try:
+        parse_name(name)
+    except typer.BadParameter as err:
+        raise typer.BadParameter(str(err) + (f", or {BASE!r}" if base_ok else ""))
 
 
 def encoder_dir(name: str) -> Path:
@@ -99,11 +108,13 @@ def transformer_pipeline(name: str) -> Path:
 
 
 def midtune_config(name: str, steps: int = 0):
-    """configs/midtune.cfg with the form and objective of `name` (the loss to match)."""
+    """configs/midtune.cfg with the form, objective and steps of `name` (the loss to match);
+    `steps` overrides the name's."""
     import spacy
     from spacy.util import registry
 
-    form, _, objective = name.partition("-")
+    form, objective, name_steps = parse_name(name)
+    steps = steps or name_steps
     config = spacy.util.load_config(ROOT / "configs" / "midtune.cfg", overrides={"paths.encoder": str(ROOT / BASE_ENCODER)}, interpolate=True)
     config["midtune"]["form"], config["midtune"]["objective"] = form, objective
     if steps:
@@ -115,8 +126,9 @@ def midtune_config(name: str, steps: int = 0):
 
 @app.command("encoder")
 def encoder_cli(
-    name: str = typer.Argument(..., help="<form>-<objective>, e.g. framenet-triplet"),
-    steps: int = typer.Option(0, "--steps", help="Training steps (0: configs/midtune.cfg's)"),
+    name: str = typer.Argument(..., help="<form>-<objective>[-<steps>], e.g. framenet-triplet or framenet-triplet-1200"),
+    steps: int = typer.Option(0, "--steps", help="Training steps (0: the name's, else configs/midtune.cfg's)"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to train on (-1: CPU)"),
     force: bool = typer.Option(False, "--force"),
 ):
     """Mid-tune E1 / E2 on the cached parses; E1 under training/midtune/<name>/encoder,
@@ -129,14 +141,15 @@ def encoder_cli(
 
     check_name(name, base_ok=False)
     out_json = OUT / "encoders" / f"{name}.json"
-    if is_cached(out_json, force):
+    # the summary is committed, the encoder is not: a fresh clone trains it again
+    if encoder_dir(name).exists() and is_cached(out_json, force):
         return
     if not PARSES.exists():
         raise typer.BadParameter(f"{PARSES} not found: run `spacy project run midtune-parse` first")
     config, resolved = midtune_config(name, steps)
     install_extensions()
     docs = list(DocBin().from_disk(PARSES).get_docs(spacy.blank("en").vocab))
-    summary = midtune(resolved, docs, WORK / name, log=typer.echo)
+    summary = midtune(resolved, docs, WORK / name, log=typer.echo, gpu_id=gpu_id)
     summary["config"] = {k: v for k, v in config["midtune"].items() if k != "loss"}
     summary["encoder"] = str(encoder_dir(name).relative_to(ROOT))
     write_json(out_json, summary)
@@ -163,44 +176,52 @@ def nearest(vectors: numpy.ndarray) -> numpy.ndarray:
 
 @app.command("neighbours")
 def neighbours_cli(
-    name: str = typer.Argument(..., help="The mid-tuned encoder compared with the base one"),
+    names: List[str] = typer.Argument(..., help="The mid-tuned encoders, each compared with the base one"),
     n_show: int = typer.Option(5, "--show", help="Queries printed with their neighbours"),
     force: bool = typer.Option(False, "--force"),
 ):
     """The paper's semantic search (its Table 6 shape), offline: each held-out sentence
     (never mid-tuned on) and its nearest other held-out sentence under the base encoder and
     under E1, mean pooled. Scored by how often the neighbour evokes a frame the query
-    evokes (frames from our own parse), and a few queries shown."""
+    evokes (frames from our own parse), and a few queries shown. One file per encoder;
+    the parses are read once for all of them."""
     import torch
 
-    from spacy_frames.midtune.train import Encoder
+    from spacy_frames.midtune.loop import Encoder
 
-    check_name(name, base_ok=False)
-    out_json = OUT / f"neighbours_{name}.json"
-    if is_cached(out_json, force):
+    for name in names:
+        check_name(name, base_ok=False)
+    todo = [name for name in names if not is_cached(OUT / f"neighbours_{name}.json", force)]
+    if not todo:
         return
-    settings = midtune_config(name)[0]["midtune"]  # the held-out split and length E1 was trained with
-    docs = held_out_docs(int(settings["held_out"]))
+    # the held-out split and length each E1 was trained with: one split for all
+    settings = {name: midtune_config(name)[0]["midtune"] for name in todo}
+    splits = {(int(s["held_out"]), int(s["max_length"])) for s in settings.values()}
+    if len(splits) > 1:
+        raise typer.BadParameter(f"the encoders were trained with different held-out splits / lengths {sorted(splits)}: one at a time")
+    n_held, max_length = splits.pop()
+    docs = held_out_docs(n_held)
     frames = [{span.label_ for span in doc.spans.get("frames", [])} for doc in docs]
     texts = [doc.text for doc in docs]
-    result: Dict = {"encoder": name, "sentences": len(docs), "with_frames": sum(1 for f in frames if f), "by_encoder": {}}
-    picks = {}
-    for which in (BASE, name):
-        encoder = Encoder(str(encoder_dir(which)), int(settings["max_length"]))
+    scored = [i for i, f in enumerate(frames) if f]
+    shown = [int(i) for i in numpy.random.default_rng(0).choice(len(docs), size=min(n_show, len(docs)), replace=False)]
+    searched: Dict[str, tuple] = {}
+    for which in [BASE] + todo:
+        encoder = Encoder(str(encoder_dir(which)), max_length)
         encoder.model.eval()
         with torch.no_grad():
             vectors = numpy.concatenate([encoder(texts[i : i + 64]).numpy() for i in range(0, len(texts), 64)])
         nn = nearest(vectors)
-        scored = [i for i, f in enumerate(frames) if f]
         shared = [bool(frames[i] & frames[nn[i]]) for i in scored]
         jaccard = [len(frames[i] & frames[nn[i]]) / len(frames[i] | frames[nn[i]]) for i in scored]
-        result["by_encoder"][which] = {"neighbour_shares_a_frame": round(100.0 * numpy.mean(shared), 2),
-                                       "frame_jaccard": round(100.0 * numpy.mean(jaccard), 2)}
-        picks[which] = nn
-    shown = [int(i) for i in numpy.random.default_rng(0).choice(len(docs), size=min(n_show, len(docs)), replace=False)]
-    result["queries"] = [{"query": texts[i], **{which: texts[picks[which][i]] for which in picks}} for i in shown]
-    write_json(out_json, result)
-    typer.echo(json.dumps(result["by_encoder"], indent=1))
+        searched[which] = (nn, {"neighbour_shares_a_frame": round(100.0 * numpy.mean(shared), 2),
+                                "frame_jaccard": round(100.0 * numpy.mean(jaccard), 2)})
+    for name in todo:
+        result: Dict = {"encoder": name, "sentences": len(docs), "with_frames": len(scored),
+                        "by_encoder": {which: searched[which][1] for which in (BASE, name)}}
+        result["queries"] = [{"query": texts[i], **{which: texts[searched[which][0][i]] for which in (BASE, name)}} for i in shown]
+        write_json(OUT / f"neighbours_{name}.json", result)
+        typer.echo(f"{name}: " + json.dumps(result["by_encoder"]))
 
 
 def frames_scores(stage2: Path, fe_sweep: Dict) -> Dict:
@@ -248,7 +269,7 @@ def run_frames(name: str, tag: str, force: bool) -> None:
 @app.command("run")
 def run_cli(
     component: str = typer.Argument(..., help=f"One of {list(COMPONENTS)}"),
-    name: str = typer.Argument(..., help="Encoder: base or <form>-<objective>"),
+    name: str = typer.Argument(..., help="Encoder: base or <form>-<objective>[-<steps>]"),
     seed: int = typer.Option(0, "--seed"),
     fold: int = typer.Option(0, "--fold", help="inducer: the rotation's test fold"),
     force: bool = typer.Option(False, "--force"),

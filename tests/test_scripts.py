@@ -407,6 +407,12 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
         mte.check_name("base", base_ok=False)
     mte.check_name("dependency-classification")
     mte.check_name("frames-triplet")
+    # a step count in the name (the size curve): framenet-triplet-1200 trains 1,200 steps
+    assert mte.parse_name("framenet-triplet-1200") == ("framenet", "triplet", 1200)
+    assert mte.parse_name("framenet-triplet") == ("framenet", "triplet", 0)
+    for bad in ("framenet-triplet-0", "framenet-triplet-x", "framenet-triplet-12-3"):
+        with pytest.raises(typer.BadParameter, match="<steps>"):
+            mte.check_name(bad)
     runs = tmp_path / "runs"
     monkeypatch.setattr(mte, "OUT", tmp_path / "midtune")
     monkeypatch.setitem(mte.COMPONENTS, "discourse", {**mte.COMPONENTS["discourse"], "runs": runs})

@@ -74,6 +74,7 @@ def midtune_cli(
     config_path: Path = Arg(..., help="configs/midtune.cfg"),
     parses: Path = Arg(..., help="Parsed sentences (.spacy, from midtune-parse)"),
     output: Path = Arg(..., help="Directory: encoder/ (E1, usable as paths.encoder), summary.json, losses.json"),
+    gpu_id: int = Opt(-1, "--gpu-id", "-g", help="GPU to train on (-1: CPU)"),
     # fmt: on
 ):
     """Mid-tune a sentence encoder on the parses (overrides as in spacy train: --midtune.form dependency)."""
@@ -95,7 +96,7 @@ def midtune_cli(
         resolved = registry.resolve(config, validate=False)
         install_extensions()
         docs = list(DocBin().from_disk(parses).get_docs(spacy.blank("en").vocab))
-        summary = midtune(resolved, docs, output, log=typer.echo)
+        summary = midtune(resolved, docs, output, log=typer.echo, gpu_id=gpu_id)
     except (OSError, ValueError) as err:
         _fail(err)
     typer.secho(f"✔ E1 saved to {summary['encoder']} (loss {summary['loss_first']} -> {summary['loss_last']})", fg=typer.colors.GREEN)

@@ -4,6 +4,8 @@ its own parse and far from corrupted or foreign forms.
 
 - `forms`: forms from FrameNet frames (with or without frame elements) or the
   dependency parse, their linearisation and negatives;
+- `loop`: the training loop of E1 / E2 (torch and transformers only, so it also runs on a
+  machine without spaCy); `train`: `midtune`, the loop with the registered losses;
 - the losses are in `spacy_frames.losses.midtune` (MidtuneTripletLoss, MidtunePairLoss).
 """
 from .forms import (

@@ -9,7 +9,8 @@ Objectives (the config's [midtune.loss], registered thinc losses):
   softmax cross-entropy over a linear layer on concat(u, v, |u - v|, u * v), one positive
   and one negative pair per sentence.
 The losses are numpy functions; their gradients w.r.t. the embeddings (or logits) are fed
-back into torch with `tensor.backward(gradient)`.
+back into torch with `tensor.backward(gradient)` (`thinc_loss_step`). The loop itself is
+`loop.train_pair_encoders`, on CPU or on GPU `gpu_id`.
 
 E1 is saved with `save_pretrained` (weights, config, tokenizer) as an encoder directory
 that `paths.encoder` accepts; `summary.json` logs the losses, the share of sentences that
@@ -19,15 +20,15 @@ negative one, before and after.
 """
 import json
 import random
-import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import numpy
 import srsly
 from thinc.api import Config
 
 from ..losses.midtune import MidtunePairLoss, MidtuneTripletLoss
+from .loop import Example, MakeLossStep, train_pair_encoders
 from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, name_counts, negatives
 
 FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form, "frames": frame_only_form}
@@ -54,72 +55,47 @@ def form_examples(docs, form: str, seed: int, n_negatives: int = 1) -> List[Tupl
     return out
 
 
-class Encoder:
-    """A Hugging Face encoder with mean pooling over the attention mask."""
+def thinc_loss_step(loss_fn, objective: str) -> MakeLossStep:
+    """The loop's loss step for a registered thinc loss (numpy in, numpy gradients out):
+    "triplet" on (E1(sentence), E2(form), E2(negative)); "classification" through a linear
+    head on the pair features of (sentence, form) and (sentence, negative) pairs."""
 
-    def __init__(self, path: str, max_length: int):
-        from transformers import AutoModel, AutoTokenizer
+    def make(width: int, device: str):
+        import torch
 
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModel.from_pretrained(path)
-        self.max_length = max_length
+        head = torch.nn.Linear(4 * width, 2).to(device) if objective == "classification" else None
 
-    def __call__(self, texts: Sequence[str]):
-        batch = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-        hidden = self.model(**batch).last_hidden_state
-        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        def step(u, v_pos, v_neg) -> float:
+            if head is None:
+                (d_u, d_pos, d_neg), value = loss_fn((_numpy(u), _numpy(v_pos), _numpy(v_neg)), None)
+                torch.autograd.backward([u, v_pos, v_neg], [_to_torch(d_u, u), _to_torch(d_pos, v_pos), _to_torch(d_neg, v_neg)])
+                return value
+            uu, vv = torch.cat([u, u]), torch.cat([v_pos, v_neg])
+            logits = head(torch.cat([uu, vv, (uu - vv).abs(), uu * vv], dim=1))
+            labels = numpy.array([1] * len(u) + [0] * len(u))
+            d_logits, value = loss_fn(_numpy(logits), labels)
+            logits.backward(_to_torch(d_logits, logits))
+            return value
 
-    def weights(self) -> numpy.ndarray:
-        return numpy.concatenate([p.detach().reshape(-1).numpy().copy() for p in self.model.parameters()])
+        return step, (list(head.parameters()) if head is not None else [])
+
+    return make
 
 
-def form_accuracy(e1: Encoder, e2: Encoder, examples: List[Tuple[str, str, List[str]]], batch_size: int = 64) -> Optional[float]:
-    """Share of `examples` whose sentence vector (E1) is nearer its own form's (E2) than
-    its first negative's, in Euclidean distance (None without examples)."""
-    import torch
-
-    if not examples:
-        return None
-    hits = 0
-    modes = (e1.model.training, e2.model.training)
-    e1.model.eval()
-    e2.model.eval()
-    with torch.no_grad():
-        for start in range(0, len(examples), batch_size):
-            batch = examples[start : start + batch_size]
-            u = e1([s for s, _, _ in batch])
-            d_pos = (u - e2([p for _, p, _ in batch])).norm(dim=1)
-            d_neg = (u - e2([n[0] for _, _, n in batch])).norm(dim=1)
-            hits += int((d_pos < d_neg).sum())
-    e1.model.train(modes[0])
-    e2.model.train(modes[1])
-    return round(100.0 * hits / len(examples), 2)
+def _numpy(tensor) -> numpy.ndarray:
+    return tensor.detach().cpu().numpy()
 
 
 def _to_torch(array, like):
     import torch
 
-    return torch.from_numpy(numpy.ascontiguousarray(array, dtype="float32")).to(like.dtype)
+    return torch.from_numpy(numpy.ascontiguousarray(array, dtype="float32")).to(dtype=like.dtype, device=like.device)
 
 
-def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = print) -> Dict:
-    """Mid-tune on the parsed `docs` as `config` says; save E1 under output / "encoder"."""
-    import torch
-
-    settings = config["midtune"]
-    objective, form = settings["objective"], settings["form"]
-    if objective not in OBJECTIVES:
-        raise ValueError(f"midtune: objective must be one of {OBJECTIVES}, got {objective!r}")
-    loss_fn = config["midtune"]["loss"]
-    expected = MidtuneTripletLoss if objective == "triplet" else MidtunePairLoss
-    if not isinstance(loss_fn, expected):
-        raise ValueError(f"midtune: objective {objective!r} needs [midtune.loss] {expected.__name__}, got {type(loss_fn).__name__}")
-    seed = int(settings["seed"])
-    random.seed(seed)
-    torch.manual_seed(seed)
+def split_examples(docs, form: str, seed: int, n_held: int) -> Tuple[List[Example], List[Example], int]:
+    """The training and held-out examples of the parsed `docs`: the last `n_held` docs are
+    held out (never trained on). Returns (examples, held, number of training docs)."""
     docs = list(docs)
-    n_held = int(settings.get("held_out", 0))
     if n_held and n_held >= len(docs):
         raise ValueError(f"midtune: held_out ({n_held}) must be smaller than the {len(docs)} parsed sentences")
     train_docs, held_docs = (docs[:-n_held], docs[-n_held:]) if n_held else (docs, [])
@@ -127,64 +103,45 @@ def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = pri
     if not examples:
         raise ValueError(f"midtune: no sentence has a non-empty {form} form with a negative; parse the sample first")
     held = [e for e in form_examples(held_docs, form, seed + 1, n_negatives=1) if e[2]]
-    encoder_path = config["paths"]["encoder"]
-    e1, e2 = Encoder(encoder_path, settings["max_length"]), Encoder(encoder_path, settings["max_length"])
-    held_before = form_accuracy(e1, e2, held)
-    width = e1.model.config.hidden_size
-    head = torch.nn.Linear(4 * width, 2) if objective == "classification" else None
-    params = list(e1.model.parameters()) + list(e2.model.parameters()) + (list(head.parameters()) if head else [])
-    optimizer = torch.optim.AdamW(params, lr=settings["learning_rate"])
-    start_weights = (e1.weights(), e2.weights())
-    batch_size, max_steps = int(settings["batch_size"]), int(settings["max_steps"])
-    rng = random.Random(seed)
-    order: List[int] = []
-    losses, started = [], time.perf_counter()
-    e1.model.train()
-    e2.model.train()
-    for step in range(max_steps):
-        if len(order) < batch_size:
-            refill = list(range(len(examples)))
-            rng.shuffle(refill)
-            order.extend(refill)
-        batch = [examples[i] for i in order[:batch_size]]
-        del order[:batch_size]
-        sentences = [s for s, _, _ in batch]
-        positives = [p for _, p, _ in batch]
-        negs = [rng.choice(n) for _, _, n in batch]
-        optimizer.zero_grad()
-        u = e1(sentences)
-        v_pos, v_neg = e2(positives), e2(negs)
-        if objective == "triplet":
-            (d_u, d_pos, d_neg), value = loss_fn((u.detach().numpy(), v_pos.detach().numpy(), v_neg.detach().numpy()), None)
-            torch.autograd.backward([u, v_pos, v_neg], [_to_torch(d_u, u), _to_torch(d_pos, v_pos), _to_torch(d_neg, v_neg)])
-        else:
-            uu, vv = torch.cat([u, u]), torch.cat([v_pos, v_neg])
-            logits = head(torch.cat([uu, vv, (uu - vv).abs(), uu * vv], dim=1))
-            labels = numpy.array([1] * len(batch) + [0] * len(batch))
-            d_logits, value = loss_fn(logits.detach().numpy(), labels)
-            logits.backward(_to_torch(d_logits, logits))
-        optimizer.step()
-        losses.append(float(value))
-        if step % max(1, max_steps // 10) == 0 or step == max_steps - 1:
-            log(f"step {step:>5}  loss {numpy.mean(losses[-max(1, max_steps // 10):]):.4f}  {time.perf_counter() - started:.0f}s")
-    moved = [float(numpy.linalg.norm(enc.weights() - before)) for enc, before in zip((e1, e2), start_weights)]
-    held_after = form_accuracy(e1, e2, held)
+    return examples, held, len(train_docs)
+
+
+def check_objective(settings, loss_fn) -> None:
+    objective = settings["objective"]
+    if objective not in OBJECTIVES:
+        raise ValueError(f"midtune: objective must be one of {OBJECTIVES}, got {objective!r}")
+    expected = MidtuneTripletLoss if objective == "triplet" else MidtunePairLoss
+    if not isinstance(loss_fn, expected):
+        raise ValueError(f"midtune: objective {objective!r} needs [midtune.loss] {expected.__name__}, got {type(loss_fn).__name__}")
+
+
+def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = print, gpu_id: int = -1) -> Dict:
+    """Mid-tune on the parsed `docs` as `config` says (on GPU `gpu_id` when >= 0); save E1
+    under output / "encoder"."""
+    settings = config["midtune"]
+    loss_fn = settings["loss"]
+    check_objective(settings, loss_fn)
+    form, seed = settings["form"], int(settings["seed"])
+    n_held = int(settings.get("held_out", 0))
+    examples, held, n_train = split_examples(docs, form, seed, n_held)
+    device = f"cuda:{gpu_id}" if gpu_id >= 0 else "cpu"
+    e1, _, losses, measured = train_pair_encoders(
+        examples, held, config["paths"]["encoder"], settings, thinc_loss_step(loss_fn, settings["objective"]), device, log
+    )
     output = Path(output)
     (output / "encoder").mkdir(parents=True, exist_ok=True)
     e1.model.save_pretrained(output / "encoder")
     e1.tokenizer.save_pretrained(output / "encoder")
     summary = {
-        "form": form, "objective": objective, "seed": seed, "steps": max_steps, "batch_size": batch_size,
-        "sentences": len(train_docs), "examples": len(examples), "negatives_per_example": 1,
-        # held-out sentences (never trained on): how often E1(sentence) is nearer E2(its
-        # own form) than E2(a negative form), before and after
-        "held_out": {"sentences": len(held_docs), "examples": len(held), "form_accuracy_before": held_before,
-                     "form_accuracy_after": held_after},
-        "loss_first": round(float(numpy.mean(losses[: max(1, len(losses) // 10)])), 5),
-        "loss_last": round(float(numpy.mean(losses[-max(1, len(losses) // 10):])), 5),
-        "weights_moved": {"E1": round(moved[0], 5), "E2": round(moved[1], 5)},
-        "seconds": round(time.perf_counter() - started, 1), "encoder": str(output / "encoder"),
+        "form": form, "objective": settings["objective"], "seed": seed, "steps": int(settings["max_steps"]),
+        "batch_size": int(settings["batch_size"]), "sentences": n_train, "examples": len(examples), "negatives_per_example": 1,
+        "device": device,
+        **measured,
+        "encoder": str(output / "encoder"),
     }
+    # held-out sentences (never trained on): how often E1(sentence) is nearer E2(its own
+    # form) than E2(a negative form), before and after
+    summary["held_out"] = {"sentences": n_held, **measured["held_out"]}
     srsly.write_json(output / "summary.json", summary)
     (output / "losses.json").write_text(json.dumps([round(x, 5) for x in losses]))
     return summary
