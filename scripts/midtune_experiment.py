@@ -315,6 +315,42 @@ def _get(run: Dict, dotted: str) -> Optional[float]:
     return value
 
 
+# the curve's measures: (label, component or None for the encoder's own files, score key)
+CURVE_MEASURES = [
+    ("held-out form accuracy", None, "form_accuracy"),
+    ("neighbour shares a frame", None, "neighbour_shares_a_frame"),
+    ("media_framer dev micro-F1", "media", "scores.dev.all.micro_f1"),
+    ("inducer vanilla two-step BcF", "inducer", "two-step.bcf"),
+    ("discourse GDTB dev L2 acc", "discourse", "gdtb_dev.l2.acc"),
+    ("frame_identifier FN1.5 dev Overall", "frames", "scores.frame_overall"),
+]
+
+
+def curve(summary: Dict) -> Dict:
+    """Per family (<form>-<objective>), each E1 by the sentences it saw (steps x batch):
+    every measure of CURVE_MEASURES on E1 (mean over a component's runs) and on the base
+    encoder, the size curve of issue 26."""
+    families: Dict[str, List[Dict]] = {}
+    for name, encoder in summary["encoders"].items():
+        form, objective, _ = parse_name(name)
+        point = {"encoder": name, "steps": encoder["steps"], "sentences_seen": encoder["steps"] * encoder["batch_size"],
+                 "epochs": round(encoder["steps"] * encoder["batch_size"] / encoder["examples"], 2), "e1": {}, "base": {}}
+        point["base"]["held-out form accuracy"] = encoder["held_out"]["form_accuracy_before"]
+        point["e1"]["held-out form accuracy"] = encoder["held_out"]["form_accuracy_after"]
+        if name in summary["neighbours"]:
+            point["base"]["neighbour shares a frame"] = summary["neighbours"][name][BASE]["neighbour_shares_a_frame"]
+            point["e1"]["neighbour shares a frame"] = summary["neighbours"][name][name]["neighbour_shares_a_frame"]
+        for label, component, key in CURVE_MEASURES[2:]:
+            rows = summary["components"].get(name, {}).get(component, [])
+            pairs = [(r["scores"][key]["base"], r["scores"][key]["e1"]) for r in rows if r["scores"].get(key, {}).get("delta") is not None]
+            if pairs:
+                point["base"][label] = round(float(numpy.mean([b for b, _ in pairs])), 4)
+                point["e1"][label] = round(float(numpy.mean([e for _, e in pairs])), 4)
+                point.setdefault("runs", {})[label] = len(pairs)
+        families.setdefault(f"{form}-{objective}", []).append(point)
+    return {family: sorted(points, key=lambda p: p["steps"]) for family, points in sorted(families.items())}
+
+
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json")):
     """metrics/midtune.json: the encoders trained, the neighbour search, and every
@@ -360,6 +396,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
     for name, by_encoder in summary["neighbours"].items():
         summary["table"].append(f"{name} neighbours: " + ", ".join(
             f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items()) + " (% sharing a frame)")
+    summary["curve"] = curve(summary)
     write_json(output, summary)
     for line in summary["table"] + [f"missing: {m}" for m in summary["missing"]]:
         typer.echo(line)

@@ -422,7 +422,9 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     monkeypatch.setitem(mte.COMPONENTS, "inducer-triplet", {**mte.COMPONENTS["inducer-triplet"], "runs": induction})
     monkeypatch.setitem(mte.COMPONENTS, "media", {**mte.COMPONENTS["media"], "runs": media})
     monkeypatch.setitem(mte.COMPONENTS, "frames", {**mte.COMPONENTS["frames"], "runs": tmp_path / "frames"})
-    write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", {"loss_first": 1.0, "loss_last": 0.5})
+    encoder = lambda steps, after: {"loss_first": 1.0, "loss_last": 0.5, "steps": steps, "batch_size": 16, "examples": 1600,
+                                    "held_out": {"form_accuracy_before": 70.0, "form_accuracy_after": after}}
+    write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", encoder(100, 80.0))
     score = lambda acc: {"l2": {"acc": acc, "macro_f1": acc / 2}}
     write_json(runs / "packaged-ce_seed0.json", {"gdtb_dev": score(40.0), "gdtb_test": score(42.0)})
     write_json(runs / "packaged-ce@mt-framenet-triplet_seed0.json", {"gdtb_dev": score(41.5), "gdtb_test": score(41.0)})
@@ -458,6 +460,23 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     mte.report_cli(tmp_path / "midtune.json")
     means = srsly.read_json(tmp_path / "midtune.json")["means"]["framenet-triplet"]["discourse"]
     assert means["gdtb_dev.l2.acc"] == {"base": 41.5, "e1": 41.25, "delta": -0.25, "base_range": 3.0, "runs": 2}
+    # the size curve: one family, its encoders by the sentences they saw, E1 and base per measure
+    write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet-300.json", encoder(300, 90.0))
+    mte.report_cli(tmp_path / "midtune.json")
+    (small, large) = srsly.read_json(tmp_path / "midtune.json")["curve"]["framenet-triplet"]
+    assert (small["encoder"], small["sentences_seen"], small["epochs"]) == ("framenet-triplet", 1600, 1.0)
+    assert (large["encoder"], large["sentences_seen"], large["epochs"]) == ("framenet-triplet-300", 4800, 3.0)
+    assert small["e1"]["held-out form accuracy"] == 80.0 and large["base"]["held-out form accuracy"] == 70.0
+    assert small["e1"]["discourse GDTB dev L2 acc"] == 41.25 and small["runs"]["discourse GDTB dev L2 acc"] == 2
+    assert "discourse GDTB dev L2 acc" not in large["e1"]  # no runs on it
+    png = tmp_path / "curve.png"
+    result = run_script("plot_midtune_curve.py", tmp_path / "midtune.json", png)
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    empty = tmp_path / "empty.json"
+    write_json(empty, {"encoders": {}})
+    missing = run_script("plot_midtune_curve.py", empty, tmp_path / "none.png")
+    assert missing.returncode == 1 and "no curve" in missing.stderr and not (tmp_path / "none.png").exists()
     # nearest neighbours by cosine, never the sentence itself
     vectors = numpy.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
     assert list(mte.nearest(vectors)) == [1, 0, 1]
