@@ -23,6 +23,7 @@ exists (--force re-runs), so the table is built over several sessions; `report` 
 every E1 run with its base run and lists what is still missing.
 """
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,10 +58,10 @@ COMPONENTS: Dict[str, Dict] = {
                         "run": "triplet{tag}_fold{fold}", "base_tag": "mt-base",
                         "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
     # media_framer: a head on the frozen MiniLM body (English, mCPT's head stage), the body's
-    # transformer swapped; the packaged recipe reads frame_identifier's transformer instead.
+    # transformer swapped (seed 0 unsuffixed, others _seed<n>, as media_experiment names them); the packaged recipe reads frame_identifier's transformer instead.
     # The committed frozen-en is older code: the base encoder is re-run under the tag mt-base
-    "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}",
-              "base_tag": "mt-base",
+    "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}{seed}",
+              "base_tag": "mt-base", "seed_suffix": True,
               "scores": ["scores.dev.all.micro_f1", "scores.dev.all.macro_f1", "scores.test.all.micro_f1", "scores.test.all.macro_f1"]},
     # frame_identifier + frame_elements: the main job's stages 1 and 2 (frame_elements inside
     # stage 2) and frame_elements' dev sweep, run here (`run_frames`); the base encoder's run is
@@ -288,7 +289,7 @@ def run_cli(
         if tag:
             args += ["--encoder", str(encoder_dir(name).relative_to(ROOT)), "--tag", tag]
     elif component == "media":
-        args += ["frozen-en"]
+        args += ["frozen-en", "--seed", str(seed)]
         if tag:
             args += ["--transformer", str(transformer_pipeline(name).relative_to(ROOT)), "--tag", tag]
     elif component == "discourse":
@@ -351,6 +352,17 @@ def curve(summary: Dict) -> Dict:
     return {family: sorted(points, key=lambda p: p["steps"]) for family, points in sorted(families.items())}
 
 
+def run_names(spec: Dict, name: str) -> List[str]:
+    """The run files of encoder `name` for one component: its pattern with the seed / fold
+    as digits only, so that framenet-triplet does not pick up framenet-triplet-3600's."""
+    tag = f"@mt-{name}"
+    seed = r"(_seed\d+)?" if spec.get("seed_suffix") else r"\d+"
+    regex = re.escape(spec["run"].format(tag=tag, seed="SEEDMARK", fold="FOLDMARK"))
+    pattern = re.compile(regex.replace("SEEDMARK", seed).replace("FOLDMARK", r"\d+"))
+    candidates = {p.stem for p in spec["runs"].glob(spec["run"].format(tag=tag, seed="*", fold="*") + ".json")}
+    return sorted(n for n in candidates if pattern.fullmatch(n))
+
+
 @app.command("report")
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json")):
     """metrics/midtune.json: the encoders trained, the neighbour search, and every
@@ -360,7 +372,7 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
                      "components": {}, "missing": [], "table": []}
     for name in summary["encoders"]:
         for component, spec in COMPONENTS.items():
-            for run_name in sorted({p.stem for p in spec["runs"].glob(spec["run"].format(tag=f"@mt-{name}", seed="*", fold="*") + ".json")}):
+            for run_name in run_names(spec, name):
                 base_name = run_name.replace(f"@mt-{name}", f"@{spec['base_tag']}" if "base_tag" in spec else "")
                 e1_run = srsly.read_json(spec["runs"] / f"{run_name}.json")
                 base_path = spec["runs"] / f"{base_name}.json"

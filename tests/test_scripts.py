@@ -469,6 +469,16 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     assert small["e1"]["held-out form accuracy"] == 80.0 and large["base"]["held-out form accuracy"] == 70.0
     assert small["e1"]["discourse GDTB dev L2 acc"] == 41.25 and small["runs"]["discourse GDTB dev L2 acc"] == 2
     assert "discourse GDTB dev L2 acc" not in large["e1"]  # no runs on it
+    # media seeds pair by their suffix; a longer-trained encoder's runs stay its own
+    write_json(media / "frozen-en@mt-base_seed1.json", {"scores": {"test": {"all": {"micro_f1": 0.72}}}})
+    write_json(media / "frozen-en@mt-framenet-triplet_seed1.json", {"scores": {"test": {"all": {"micro_f1": 0.69}}}})
+    write_json(media / "frozen-en@mt-framenet-triplet-300.json", {"scores": {"test": {"all": {"micro_f1": 0.5}}}})
+    mte.report_cli(tmp_path / "midtune.json")
+    report = srsly.read_json(tmp_path / "midtune.json")
+    assert [r["e1_run"] for r in report["components"]["framenet-triplet"]["media"]] == [
+        "frozen-en@mt-framenet-triplet", "frozen-en@mt-framenet-triplet_seed1"]
+    assert report["means"]["framenet-triplet"]["media"]["scores.test.all.micro_f1"]["e1"] == 0.67
+    assert report["components"]["framenet-triplet-300"]["media"][0]["base_run"] == "frozen-en@mt-base"
     png = tmp_path / "curve.png"
     result = run_script("plot_midtune_curve.py", tmp_path / "midtune.json", png)
     assert result.returncode == 0, result.stderr
