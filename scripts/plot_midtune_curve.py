@@ -1,6 +1,6 @@
-"""Issue 26's size curve as a PNG: each measure of the mid-tuning report against the sentences
-E1 saw, one line per family of encoders (form and objective), the base encoder dashed (in the
-family's colour where the families' base values differ).
+"""Issue 26's size curve as a PNG: each measure of the mid-tuning report, E1 minus the base
+encoder's paired runs, against the sentences E1 saw; one line per family of encoders (form
+and objective), zero (the base encoder) dashed.
 
     python scripts/plot_midtune_curve.py metrics/midtune.json metrics/midtune_curve.png
 
@@ -32,20 +32,14 @@ def main(report: Path, output: Path):
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     xs_all = sorted({p["sentences_seen"] for points in curve.values() for p in points})
     for ax, measure in zip(axes.flat, measures):
-        bases = {}
+        # E1 minus the base encoder's paired runs: the base differs between points where the
+        # runs paired differ (seeds, rotations, a form's own held-out examples)
         for colour, (family, points) in zip(colours, curve.items()):
-            xs = [p["sentences_seen"] for p in points if measure in p["e1"]]
-            ys = [p["e1"][measure] for p in points if measure in p["e1"]]
-            if xs:
-                ax.plot(xs, ys, marker="o", color=colour, label=family)
-                bases[family] = (colour, next(p["base"][measure] for p in points if measure in p["base"]))
-        # one grey line where every family has the same base value (the same measure on the
-        # same data); else each family's own (held-out form accuracy differs by form)
-        if len({value for _, value in bases.values()}) == 1:
-            ax.axhline(next(iter(bases.values()))[1], color="grey", linestyle="--", label="base encoder")
-        else:
-            for colour, value in bases.values():
-                ax.axhline(value, color=colour, linestyle="--", linewidth=0.8)
+            paired = [p for p in points if measure in p["e1"] and measure in p["base"]]
+            if paired:
+                ax.plot([p["sentences_seen"] for p in paired], [p["e1"][measure] - p["base"][measure] for p in paired],
+                        marker="o", color=colour, label=family)
+        ax.axhline(0.0, color="grey", linestyle="--", label="base encoder")
         ax.set_xscale("log")
         ax.set_xticks(xs_all, [f"{x / 1000:.1f}k" for x in xs_all])
         ax.set_xlim(xs_all[0] / 1.4, xs_all[-1] * 1.4)
@@ -56,7 +50,7 @@ def main(report: Path, output: Path):
     for ax in list(axes.flat)[len(measures):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
-    fig.suptitle("Semantic mid-tuning: E1 against the base encoder by training size", fontsize=10)
+    fig.suptitle("Semantic mid-tuning: E1 minus the base encoder, by training size", fontsize=10)
     fig.tight_layout()
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=110)
