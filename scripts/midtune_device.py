@@ -52,8 +52,10 @@ def torch_loss_step(objective: str, margin: float = 1.0):
     on (u, v, |u - v|, u * v) of (sentence, form) and (sentence, negative) pairs."""
     import torch
 
+    loop = load_loop()
+
     def make(width: int, device: str):
-        head = torch.nn.Linear(4 * width, 2).to(device) if objective == "classification" else None
+        head = loop.pair_head(width, device) if objective == "classification" else None
 
         def step(u, v_pos, v_neg) -> float:
             if head is None:
@@ -61,8 +63,7 @@ def torch_loss_step(objective: str, margin: float = 1.0):
                 d_neg = torch.sqrt(((u - v_neg) ** 2).sum(1) + 1e-12)
                 loss = torch.relu(d_pos - d_neg + margin).mean()
             else:
-                uu, vv = torch.cat([u, u]), torch.cat([v_pos, v_neg])
-                logits = head(torch.cat([uu, vv, (uu - vv).abs(), uu * vv], dim=1))
+                logits = loop.pair_logits(head, u, v_pos, v_neg)
                 labels = torch.tensor([1] * len(u) + [0] * len(u), device=logits.device)
                 loss = torch.nn.functional.cross_entropy(logits, labels)
             loss.backward()

@@ -111,3 +111,14 @@ def test_midtune_cli(tiny_bert, tmp_path):
     assert missing.exit_code == 1 and "midtune-parse" in missing.output
     wrong = CliRunner().invoke(app, args[:4] + ["--paths.encoder", str(tmp_path / "no-encoder")])
     assert wrong.exit_code == 1 and "no-encoder" in wrong.output
+
+
+def test_a_gpu_asked_for_without_one_fails_clearly(tiny_bert, tmp_path):
+    import pytest
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(ValueError, match="asks for a GPU"):
+        midtune(config(tiny_bert), parsed_docs(spacy.blank("en").vocab), tmp_path / "g", log=lambda _: None, gpu_id=0)
+    assert not (tmp_path / "g").exists()  # nothing written

@@ -65,6 +65,21 @@ def form_accuracy(e1: Encoder, e2: Encoder, examples: List[Example], batch_size:
     return round(100.0 * hits / len(examples), 2)
 
 
+def pair_head(width: int, device: str):
+    """The classification objective's linear head over SBERT's pair features (u, v, |u - v|, u * v)."""
+    import torch
+
+    return torch.nn.Linear(4 * width, 2).to(device)
+
+
+def pair_logits(head, u, v_pos, v_neg):
+    """Logits (2n, 2) of the n (sentence, own form) pairs, then the n (sentence, negative) pairs."""
+    import torch
+
+    uu, vv = torch.cat([u, u]), torch.cat([v_pos, v_neg])
+    return head(torch.cat([uu, vv, (uu - vv).abs(), uu * vv], dim=1))
+
+
 def train_pair_encoders(
     examples: List[Example],
     held: List[Example],
@@ -80,6 +95,8 @@ def train_pair_encoders(
     accuracy before and after, how far each encoder moved, seconds)."""
     import torch
 
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"midtune: device {device!r} asks for a GPU, but torch sees none (use -1 / cpu)")
     seed = int(settings["seed"])
     random.seed(seed)
     torch.manual_seed(seed)

@@ -28,7 +28,7 @@ import srsly
 from thinc.api import Config
 
 from ..losses.midtune import MidtunePairLoss, MidtuneTripletLoss
-from .loop import Example, MakeLossStep, train_pair_encoders
+from .loop import Example, MakeLossStep, pair_head, pair_logits, train_pair_encoders
 from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, name_counts, negatives
 
 FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form, "frames": frame_only_form}
@@ -63,15 +63,14 @@ def thinc_loss_step(loss_fn, objective: str) -> MakeLossStep:
     def make(width: int, device: str):
         import torch
 
-        head = torch.nn.Linear(4 * width, 2).to(device) if objective == "classification" else None
+        head = pair_head(width, device) if objective == "classification" else None
 
         def step(u, v_pos, v_neg) -> float:
             if head is None:
                 (d_u, d_pos, d_neg), value = loss_fn((_numpy(u), _numpy(v_pos), _numpy(v_neg)), None)
                 torch.autograd.backward([u, v_pos, v_neg], [_to_torch(d_u, u), _to_torch(d_pos, v_pos), _to_torch(d_neg, v_neg)])
                 return value
-            uu, vv = torch.cat([u, u]), torch.cat([v_pos, v_neg])
-            logits = head(torch.cat([uu, vv, (uu - vv).abs(), uu * vv], dim=1))
+            logits = pair_logits(head, u, v_pos, v_neg)
             labels = numpy.array([1] * len(u) + [0] * len(u))
             d_logits, value = loss_fn(_numpy(logits), labels)
             logits.backward(_to_torch(d_logits, logits))
