@@ -5,7 +5,8 @@ the 8 frames 1.7 dropped are left out and counted) and FN1.7 dev (all targets, a
 whose frame is new in 1.7). Settings: the FN1.5 inventory (FN1.5 dev only); FN1.7 with
 the frame memory carried by name (a renamed frame starts at zero, a new frame that reuses
 an old name inherits the old frame's memory); FN1.7 with the memory carried by frame ID
-(what `set_inventory` does now). Dev only: the choice is made here, test is reported once
+(what `set_inventory` does now). A pipeline whose stage 2 was trained against FN1.7
+(`train-frames-stage2-fn17`) is scored as it is ("trained_on_fn17"). Dev only: the choice is made here, test is reported once
 for the shipped inventory by evaluate-frames.
 
     python scripts/fn17_inventory_experiment.py MODEL OUTPUT.json
@@ -36,25 +37,38 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus")):
               "added": len([n for n, info in fn17.frames.items() if info["id"] not in ids15])}
 
     def load():
-        return spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
+        nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
+        if "frame_identifier" in nlp.disabled:  # a pipeline trained with it frozen and off (frame_elements.cfg)
+            nlp.enable_pipe("frame_identifier")
+        return nlp
 
     nlp = load()
+    trained_on_fn17 = nlp.get_pipe("frame_identifier").inventory.frames == fn17.frames
     dev15 = frame_examples(nlp, corpus_dir / "framenet15/dev.spacy", gold_targets=True)
-    result["fn15_inventory"] = {"fn15_dev": {k: v for k, v in evaluate_frames(nlp, dev15).items() if k in KEYS}}
+    if not trained_on_fn17:
+        result["fn15_inventory"] = {"fn15_dev": {k: v for k, v in evaluate_frames(nlp, dev15).items() if k in KEYS}}
     dev15_as_17, dropped = relabel(dev15, mapping)
     result["fn15_dev_targets_of_gone_frames"] = dropped
-    for setting in ("memory_by_name", "memory_by_id"):
+    # a pipeline trained against FN1.7 (stage 2 on FN1.5 annotation renamed by frame ID) is
+    # scored as it is; one trained against FN1.5 with FN1.7 swapped in, two ways
+    for setting in ("trained_on_fn17",) if trained_on_fn17 else ("memory_by_name", "memory_by_id"):
         nlp = load()
         fi = nlp.get_pipe("frame_identifier")
         if setting == "memory_by_id":
             fi.set_inventory(fn17)
-        else:  # the previous behaviour
+        elif setting == "memory_by_name":  # the previous behaviour
             fi.inventory, fi.lexicon = fn17, Lexicon(fn17)
             fi._refresh_frame_vectors()
         dev17 = frame_examples(nlp, corpus_dir / "framenet17/dev.spacy", gold_targets=True)
         new = subset(dev17, lambda span: fn17.frames.get(span.label_, {}).get("id") not in ids15)
+        # issue 25's new-in-1.7 targets: a frame or lexical unit FN1.5 does not have (by name)
+        new_frame_or_lu = subset(dev17, lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True))
         row = {"fn15_dev_as_17": evaluate_frames(nlp, dev15_as_17), "fn17_dev": evaluate_frames(nlp, dev17),
-               "fn17_dev_new_frames": evaluate_frames(nlp, new) if new else None}
+               "fn17_dev_new_frames": evaluate_frames(nlp, new) if new else None,
+               "fn17_dev_new_frame_or_lu": evaluate_frames(nlp, new_frame_or_lu) if new_frame_or_lu else None}
+        # the same without the LUs that FN1.5 has under another spelling ("aid_((act)).n")
+        respelled = subset(dev17, lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or ""))
+        row["fn17_dev_new_frame_or_lu_any_spelling"] = evaluate_frames(nlp, respelled) if respelled else None
         result[setting] = {name: {k: v for k, v in scores.items() if k in KEYS} if scores else None for name, scores in row.items()}
         typer.echo(f"{setting}: {json.dumps(result[setting])}")
     output.parent.mkdir(parents=True, exist_ok=True)

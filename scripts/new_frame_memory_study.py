@@ -12,6 +12,11 @@ Variants for the rows of frames without a carried memory (`new_frame_memory`):
   zero: the definition vector alone; mean: the mean memory of the others;
   ridge@L: a ridge map definition vector -> memory fitted on the others (penalty L);
   knn@K: the similarity-weighted memory of the K frames with the nearest definitions.
+Memory mixed with the definition by evidence (issue 25: "mix memory and definition by how
+much evidence a frame had"), on both inventories: `evidence@K` pulls each frame's memory
+towards the mean memory by K / (n + K), n its training targets (FN1.5 full-text train and
+the 20k exemplar sample stage 2 trains on); a frame with no targets gets the mean (the
+shipped rule for frames without memory).
 """
 from pathlib import Path
 from typing import Dict
@@ -27,6 +32,28 @@ VARIANTS = ["zero", "mean", "ridge@1", "ridge@10", "ridge@100", "knn@1", "knn@5"
 # did best and today's; FN1.5 dev (its own inventory) is scored too, as it moves every frame
 SCALES = [0.5, 0.75, 1.0, 1.25]
 SCALED_RULES = ["zero", "mean", "knn@20"]
+EVIDENCE = [1, 5, 20, 100]
+STAGE2_EXEMPLARS = 20000  # configs/frames_stage2_fe.cfg: variables.max_exemplars, seed 0
+
+
+def training_counts(fn15_dir: Path) -> Dict[str, int]:
+    """Training targets per FN1.5 frame, as stage 2 sees them."""
+    from collections import Counter
+
+    import spacy
+
+    from spacy_frames.corpora.readers import create_framenet_reader
+
+    reader = create_framenet_reader(str(fn15_dir / "train.spacy"), exemplars=str(fn15_dir / "exemplars.spacy"),
+                                    max_exemplars=STAGE2_EXEMPLARS, seed=0)
+    return Counter(span.label_ for eg in reader(spacy.blank("en")) for span in eg.reference.spans.get("targets", []))
+
+
+def by_evidence(memory: numpy.ndarray, counts: numpy.ndarray, k: float) -> numpy.ndarray:
+    """Each row pulled towards the mean row of the frames with targets by k / (n + k)."""
+    mean = memory[counts > 0].mean(0)
+    weight = (counts / (counts + k))[:, None]
+    return (mean + weight * (memory - mean)).astype("float32")
 
 
 def prepared_docs(nlp, examples, batch_size: int = 64):
@@ -63,7 +90,7 @@ def main(
     import spacy
 
     from spacy_frames.extensions import install_extensions
-    from spacy_frames.inventory.frames import FrameInventory
+    from spacy_frames.inventory.frames import FrameInventory, carried_frames
     from spacy_frames.scoring.frames_eval import NOT_FRAME_IDENTIFICATION, frame_examples
 
     install_extensions()
@@ -83,7 +110,7 @@ def main(
     subsets = {
         "all": lambda span: True,
         # as evaluate-frames counts them: the frame, or the frame of this LU, is new in 1.7
-        "new_frame_or_lu": lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or ""),
+        "new_frame_or_lu": lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True),
         "new_frame": lambda span: span.label_ not in fn15,
         "frame_without_memory": lambda span: span.label_ in row and bool(fresh[row[span.label_]]),
     }
@@ -101,7 +128,17 @@ def main(
             key = f"{variant} x{scale}"
             result["variants"][key] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
             typer.echo(f"{key:<14} " + "  ".join(f"{k} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][key].items()))
-    # FN1.5 dev with the FN1.5 inventory: only the scale can move it (no frame lacks a memory)
+    counts15 = training_counts(fn15_dir)
+    carried = carried_frames(fn15, fn17)  # FN1.7 name -> the FN1.5 frame whose memory it has
+    counts17 = numpy.asarray([counts15.get(carried.get(name, ""), 0) for name in names], dtype="float64")
+    result["frames_with_training_targets"] = int((counts17 > 0).sum())
+    for k in EVIDENCE:
+        identifier.index.set_residual(by_evidence(residual, counts17, k))
+        docs = list(identifier.pipe(docs))
+        key = f"evidence@{k}"
+        result["variants"][key] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
+        typer.echo(f"{key:<14} " + "  ".join(f"{k_} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k_, v in result["variants"][key].items()))
+    # FN1.5 dev with the FN1.5 inventory: the scale and the evidence rule (no frame lacks a memory)
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))  # its own inventory and memory, as trained
     identifier = nlp.get_pipe("frame_identifier")
     identifier._ensure_index()
@@ -114,6 +151,13 @@ def main(
         docs15 = list(identifier.pipe(docs15))
         result["fn15_dev"][f"x{scale}"] = score(docs15, examples15, lambda span: True)
         typer.echo(f"FN1.5 dev x{scale}: {result['fn15_dev'][f'x{scale}']}")
+    names15 = identifier.index.names
+    counts = numpy.asarray([counts15.get(name, 0) for name in names15], dtype="float64")
+    for k in EVIDENCE:
+        identifier.index.set_residual(by_evidence(residual15, counts, k))
+        docs15 = list(identifier.pipe(docs15))
+        result["fn15_dev"][f"evidence@{k}"] = score(docs15, examples15, lambda span: True)
+        typer.echo(f"FN1.5 dev evidence@{k}: {result['fn15_dev'][f'evidence@{k}']}")
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
 

@@ -436,3 +436,32 @@ def test_shared_frame_encoder_needs_a_transformer_listener(tiny_bert, toy_corpus
     fi = nlp.get_pipe("frame_identifier")
     with pytest.raises(ValueError, match="no transformer in the pipeline listens"):
         fi._share_frame_encoder(spacy.blank("en"))
+
+
+def test_stage2_against_another_release(tiny_bert, toy_corpus, transformer_dir, trained_frames, tmp_path):
+    """Stage 2 from an FN1.5-style stage 1 against a later release (a frame renamed, one
+    added): the given inventory replaces stage 1's, its definitions encoded by the loaded
+    frame encoder, and the corpus reader renames the gold frames by frame ID."""
+    from frames_toy import toy_inventory
+
+    from spacy_frames.inventory.frames import FrameInventory
+
+    old = toy_inventory()
+    frames = {("Giving_renamed" if name == "Giving" else name): dict(info) for name, info in old.frames.items()}
+    frames["Cooking"] = {"id": 99, "definition": "A Cook prepares Food.", "lexical_units": ["cook.v"]}
+    relations = {"Inheritance": [["Transfer", "Giving_renamed"], ["Transfer", "Commerce_buy"]]}
+    FrameInventory(frames=frames, relations=relations, source="toy 2").to_disk(tmp_path / "new.json")
+    overrides = {"paths.stage1": str(trained_frames), "paths.frames": str(tmp_path / "new.json")}
+    for split in ("train", "dev"):
+        overrides[f"corpora.{split}.frames_from"] = str(toy_corpus / "frames.json")
+        overrides[f"corpora.{split}.frames_to"] = str(tmp_path / "new.json")
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **overrides)
+    fi = nlp.get_pipe("frame_identifier")
+    assert "Giving_renamed" in fi.labels and "Cooking" in fi.labels and "Giving" not in fi.labels
+    assert fi.index.is_ready(fi.inventory.names)
+    stage1 = spacy.load(trained_frames).get_pipe("frame_identifier")
+    row = fi.index.names.index("Commerce_buy")
+    numpy.testing.assert_allclose(fi.index.base[row], stage1.index.base[stage1.index.names.index("Commerce_buy")], atol=1e-5)
+    # without the renaming the corpus's old names are refused, naming them
+    with pytest.raises(ValueError, match="Giving"):
+        initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{k: v for k, v in overrides.items() if "corpora" not in k})

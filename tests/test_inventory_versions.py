@@ -40,6 +40,41 @@ def test_relabel_renames_gold_frames_and_drops_gone_ones():
     assert examples[0].reference.spans["targets"][0]._.lexical_unit == "become.v"
 
 
+def test_reader_trains_old_annotation_against_the_new_inventory(tmp_path):
+    """frames_from / frames_to: gold frames (targets and the frame in each FE span's link)
+    renamed by frame ID; a gone frame's target and FEs removed and the doc marked partial."""
+    from spacy.tokens import DocBin
+
+    from spacy_frames.corpora.readers import create_framenet_reader, is_partial
+    from spacy_frames.extensions import make_fe_span
+
+    install_extensions()
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words="It became legal and they permitted it".split())
+    became, permitted = Span(doc, 1, 2, label="Becoming"), Span(doc, 5, 6, label="Permitting")
+    doc.spans["targets"] = SpanGroup(doc, name="targets", spans=[became, permitted])
+    doc[1:2]._.lexical_unit = "become.v"
+    doc.spans["frame_elements"] = SpanGroup(doc, name="frame_elements", spans=[
+        make_fe_span(became, 0, 1, "Entity"), make_fe_span(became, 2, 3, "Final_quality"), make_fe_span(permitted, 4, 5, "Authority")])
+    DocBin(store_user_data=True, docs=[doc]).to_disk(tmp_path / "train.spacy")
+    OLD.to_disk(tmp_path / "old.json")
+    NEW.to_disk(tmp_path / "new.json")
+    reader = create_framenet_reader(str(tmp_path / "train.spacy"), frames_from=str(tmp_path / "old.json"), frames_to=str(tmp_path / "new.json"))
+    (eg,) = list(reader(nlp))
+    ref = eg.reference
+    (target,) = ref.spans["targets"]
+    assert (target.label_, target._.lexical_unit) == ("Transition_to_state", "become.v")
+    assert [(fe.label_, fe.text) for fe in target._.frame_elements] == [("Entity", "It"), ("Final_quality", "legal")]
+    assert len(ref.spans["frame_elements"]) == 2 and is_partial(ref)
+    assert [s.label_ for s in eg.predicted.spans["targets"]] == ["Transition_to_state"]
+    try:
+        create_framenet_reader(str(tmp_path / "train.spacy"), frames_from=str(tmp_path / "old.json"))
+    except ValueError as err:
+        assert "frames_to" in str(err)
+    else:
+        raise AssertionError("one inventory without the other must be refused")
+
+
 def test_set_inventory_carries_the_memory_by_id(trained_frames):
     nlp = spacy.load(trained_frames)
     fi = nlp.get_pipe("frame_identifier")
@@ -60,3 +95,44 @@ def test_set_inventory_carries_the_memory_by_id(trained_frames):
     assert numpy.array_equal(rows["Renamed_" + first], memory[0])
     assert not rows[first].any()
     assert numpy.array_equal(rows[names[1]], memory[1])
+
+
+def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_frames, toy_corpus, tmp_path):
+    """evaluate_frame_identifier on FN1.5-labelled data: a pipeline whose inventory renames
+    a frame (same ID) scores as the same pipeline under the old names."""
+    from frames_toy import toy_framenet15_dir, toy_inventory
+
+    from spacy_frames.scoring.frames_eval import evaluate_frame_identifier
+
+    old = toy_inventory()
+    frames = {("Giving_renamed" if name == "Giving" else name): dict(info) for name, info in old.frames.items()}
+    renamed = FrameInventory(frames=frames, relations={}, source="toy 2")
+    nlp = spacy.load(trained_frames)
+    nlp.get_pipe("frame_identifier").set_inventory(renamed)
+    nlp.to_disk(tmp_path / "renamed")
+    fn15_dir = toy_framenet15_dir(toy_corpus, tmp_path / "fn15")
+    before = evaluate_frame_identifier(str(trained_frames), fn15_dir, baseline=False)
+    after = evaluate_frame_identifier(str(tmp_path / "renamed"), fn15_dir, baseline=False)
+    assert after["inventory"] == {"frames": len(renamed), "source": "toy 2", "fn15_targets_of_gone_frames": 0}
+    assert "fn15_targets_of_gone_frames" not in before["inventory"]
+    assert "Giving_renamed" in after["fn15_gold_targets"]["frame_per_type"]
+    for key in ("frame_acc", "frame_r1", "targets"):
+        assert after["fn15_gold_targets"][key] == before["fn15_gold_targets"][key]
+
+
+def test_lexical_units_match_across_the_releases_spellings():
+    """FN1.5 and FN1.7 spell some LUs differently; an exact name still wins."""
+    from spacy_frames.inventory.frames import lu_spelling_key
+
+    assert lu_spelling_key("aid_((act)).n") == lu_spelling_key("aid [act].n") == "aid act.n"
+    assert lu_spelling_key("lead_(to).v") == lu_spelling_key("lead (to).v") == "lead to.v"
+    assert lu_spelling_key("find_out.v") == lu_spelling_key("find out.v")
+    fn17 = FrameInventory(frames={
+        "Assistance": {"id": 1, "definition": "d", "lexical_units": ["aid [act].n", "aid.v"]},
+        "Artifact": {"id": 2, "definition": "d", "lexical_units": ["aid [entity].n"]},
+        "Mass_motion": {"id": 3, "definition": "d", "lexical_units": ["aid.n"]},
+    }, relations={}, source="test")
+    assert fn17.frames_for_lu("aid_((act)).n") == ["Assistance"]
+    assert fn17.frames_for_lu("aid_((entity)).n") == ["Artifact"]
+    assert fn17.frames_for_lu("aid.n") == ["Mass_motion"]
+    assert fn17.frames_for_lu("aid.a") == [] and fn17.frames_for_lu("") == []

@@ -1,7 +1,7 @@
 """spaCy corpus readers (@readers) for the converted corpora."""
 import random
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 import srsly
 from spacy.language import Language
@@ -9,7 +9,7 @@ from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import registry
 
-from ..extensions import TARGETS_KEY, install_extensions
+from ..extensions import FE_KEY, TARGETS_KEY, fe_target_id, install_extensions
 
 
 @registry.readers("spacy-frames.FrameNetCorpus.v1")
@@ -23,6 +23,8 @@ def create_framenet_reader(
     seed: int = 0,
     gold_frames_key: Optional[str] = None,
     exclude_lexical_units: Optional[str] = None,
+    frames_from: Optional[str] = None,
+    frames_to: Optional[str] = None,
 ) -> Callable[[Language], Iterable[Example]]:
     """FrameNet DocBins (corpus/framenet15/*.spacy) as Examples.
 
@@ -40,13 +42,31 @@ def create_framenet_reader(
     frame_identifier must not have learned): an exemplar of one is dropped; in a full-text
     doc its target is removed and the doc's targets are marked partial, so the word is
     no "not a target" evidence either.
+    frames_from, frames_to: two frame inventories (frames.json): the corpus's gold frames,
+    named as in `frames_from`, are renamed to their names in `frames_to` by FrameNet frame
+    ID (FN1.5 annotation trained against the FN1.7 inventory). A target whose frame
+    `frames_to` lacks is removed with its FEs and the doc marked partial.
     """
     excluded = frozenset(srsly.read_json(require_corpus(exclude_lexical_units, "inducer-clean-head"))) if exclude_lexical_units else None
-    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key, excluded)
+    renaming = frame_renaming(frames_from, frames_to)
+    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key, excluded, renaming)
+
+
+def frame_renaming(frames_from: Optional[str], frames_to: Optional[str]) -> Optional[Dict[str, Optional[str]]]:
+    """old frame name -> new name (None: gone) between two inventories, by frame ID."""
+    if (frames_from is None) != (frames_to is None):
+        raise ValueError("FrameNet corpus: give both frames_from and frames_to (the inventories to rename gold frames between), or neither.")
+    if frames_from is None:
+        return None
+    from ..inventory.frames import FrameInventory, renamed_frames
+
+    old, new = (FrameInventory().from_disk(require_corpus(p, "convert")) for p in (frames_from, frames_to))
+    return renamed_frames(old, new)
 
 
 class FrameNetCorpus:
-    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None, excluded=None):
+    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None, excluded=None,
+                 renaming=None):
         self.path = require_corpus(path)
         self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
         self.max_exemplars = max_exemplars
@@ -56,6 +76,7 @@ class FrameNetCorpus:
         self.seed = seed
         self.gold_frames_key = gold_frames_key
         self.excluded = excluded
+        self.renaming = renaming
         self._docs: Optional[List[Doc]] = None  # read once, reused every epoch
 
     def _load(self, vocab) -> List[Doc]:
@@ -70,6 +91,8 @@ class FrameNetCorpus:
                     docs.append(doc)
             if self.excluded:
                 docs = [doc for doc in docs if drop_lexical_units(doc, self.excluded, self.targets_key)]
+            if self.renaming is not None:
+                docs = [doc for doc in docs if rename_frames(doc, self.renaming, self.targets_key)]
             if not docs:
                 raise ValueError(f"FrameNet corpus '{self.path}' holds no documents.")
             self._docs = docs
@@ -98,6 +121,38 @@ def drop_lexical_units(doc: Doc, excluded: frozenset, key: str = TARGETS_KEY) ->
     doc.spans[key] = SpanGroup(doc, name=key, spans=kept)
     mark_partial(doc, key)
     return bool(kept)
+
+
+def rename_frames(doc: Doc, renaming: Dict[str, Optional[str]], key: str = TARGETS_KEY) -> bool:
+    """Rename `doc`'s gold frames (target labels and the frame in each FE span's link to its
+    target) by `renaming`; targets of frames renamed to None are removed with their FEs and
+    the doc marked partial. False when the doc had targets and none is left."""
+    targets = list(doc.spans.get(key, []))
+    if not targets:
+        return True
+    renamed, gone = [], set()
+    for span in targets:
+        label = renaming.get(span.label_, span.label_)
+        if label is None:
+            gone.add(fe_target_id(span))
+            continue
+        # the lexical unit and pieces stay: extension values are keyed by the span's offsets
+        renamed.append(Span(doc, span.start, span.end, label=label, span_id=span.id))
+    attrs = dict(doc.spans[key].attrs)
+    doc.spans[key] = SpanGroup(doc, name=key, spans=renamed, attrs=attrs)
+    if FE_KEY in doc.spans:
+        fes = []
+        for fe in doc.spans[FE_KEY]:
+            if fe.id_ in gone:
+                continue
+            link = fe.id_.split(":", 2)
+            if len(link) == 3:
+                link[2] = renaming.get(link[2], link[2]) or link[2]
+            fes.append(Span(doc, fe.start, fe.end, label=fe.label_, span_id=":".join(link)))
+        doc.spans[FE_KEY] = SpanGroup(doc, name=FE_KEY, spans=fes, attrs=dict(doc.spans[FE_KEY].attrs))
+    if gone:
+        mark_partial(doc, key)
+    return bool(renamed)
 
 
 def mark_partial(doc: Doc, key: str = TARGETS_KEY) -> None:

@@ -5,6 +5,7 @@ relations, read from (and written to) the converters' frames.json.
 The XML readers that build it from a FrameNet release are in corpora/framenet.py;
 `spacy-frames.frame_inventory.v1` (there too) loads a frames.json in [initialize].
 """
+import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -131,6 +132,10 @@ class FrameInventory:
             for lu in info["lexical_units"]:
                 lu_index[lu].add(name)
         self._lu_index = {lu: sorted(names) for lu, names in lu_index.items()}
+        by_spelling: Dict[str, Set[str]] = defaultdict(set)
+        for lu, names in lu_index.items():
+            by_spelling[lu_spelling_key(lu)].update(names)
+        self._lu_spelling_index = {key: sorted(names) for key, names in by_spelling.items()}
         self._parents: Dict[str, Dict[str, List[str]]] = {}
         self._children: Dict[str, Dict[str, List[str]]] = {}
         for rel_type, pairs in self.relations.items():
@@ -244,9 +249,15 @@ class FrameInventory:
             "requires_pairs": sum(len(self.requires(name)) for name in self.frames),
         }
 
-    def frames_for_lu(self, lu: str) -> List[str]:
-        """Frames listing the lexical unit ``lu`` ("get.v"; exact match), sorted; [] if none."""
-        return list(self._lu_index.get(lu, []))
+    def frames_for_lu(self, lu: str, exact: bool = False) -> List[str]:
+        """Frames listing the lexical unit ``lu`` ("get.v"), sorted; [] if none. An LU spelled
+        as another release spells it ("president_(political).n", FN1.5, is "president
+        [political].n" in FN1.7) matches by `lu_spelling_key` when no LU has its exact name
+        (unless `exact`)."""
+        frames = self._lu_index.get(lu)
+        if frames is not None:
+            return list(frames)
+        return [] if exact or not lu else list(self._lu_spelling_index.get(lu_spelling_key(lu), []))
 
     def parents(self, name: str, relation: str = "Inheritance") -> List[str]:
         """Super frames of ``name`` under ``relation`` (e.g. the frames it inherits from)."""
@@ -339,6 +350,15 @@ class FrameInventory:
             f"<FrameInventory source='{self.source}' frames={len(self)} "
             f"lexical_units={self.n_lexical_units} relations={self.relation_counts()}>"
         )
+
+
+def lu_spelling_key(lu: str) -> str:
+    """A lexical unit's name without the spelling that differs between FrameNet releases:
+    lower case, "_" for a space, brackets around a sense or an optional word ("aid_((act)).n"
+    in FN1.5, "aid [act].n" in FN1.7: both "aid act.n"; "lead_(to).v" and "lead (to).v")."""
+    lemma, _, pos = lu.rpartition(".")
+    words = re.sub(r"[()\[\]]", " ", lemma.lower().replace("_", " ")).split()
+    return " ".join(words) + "." + pos
 
 
 def carried_frames(old: "FrameInventory", new: "FrameInventory") -> Dict[str, str]:

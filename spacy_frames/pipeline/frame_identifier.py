@@ -442,15 +442,23 @@ class FrameIdentifier(FramesPipe):
         frames: a loader of the frame inventory (spacy-frames.frame_inventory.v1).
         init_from: a trained pipeline directory whose frame_identifier weights,
             frames and frame vectors are the starting point (stage 2 starts from
-            stage 1 this way, with its own settings: objective, loss, ...).
+            stage 1 this way, with its own settings: objective, loss, ...); `frames`,
+            when given too, is the inventory trained against.
         """
         if next(iter(get_examples()), None) is None:
             raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
         validate_get_examples(get_examples, "FrameIdentifier.initialize")
-        if frames is not None:
-            self.set_inventory(frames(), reindex=False)
         if init_from is not None:
             self._init_from(init_from)
+        if frames is not None:
+            # with init_from, another inventory than the previous stage's replaces it (stage
+            # 2 trained against FN1.7 from an FN1.5 stage 1), its definitions encoded by the
+            # loaded frame encoder; the same one keeps the loaded frame vectors
+            inventory = frames()
+            if init_from is None:
+                self.set_inventory(inventory, reindex=False)
+            elif inventory.frames != self.inventory.frames:
+                self.set_inventory(inventory)
         self._require_inventory()
         unknown = set()
         for eg in get_examples():

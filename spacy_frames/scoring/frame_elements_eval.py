@@ -18,20 +18,24 @@ from spacy.util import registry
 from spacy.tokens import Span
 from spacy.training import Example
 
-from ..corpora.readers import create_framenet_reader
+from ..corpora.readers import FrameNetCorpus, require_corpus
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import fe_tuples
-from .frames_eval import save_with_settings
+from .frames_eval import renaming_into, save_with_settings
 
 N_TOP_TYPES = 30
 
 
 def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
     """Examples of a FrameNet DocBin: with the gold targets and frames as preset frames
-    (`gold_frames`), or raw text."""
-    reader = create_framenet_reader(str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None)
-    return list(reader(nlp))
+    (`gold_frames`), or raw text. A pipeline trained against another release than the
+    corpus's (its frames.json beside it) gets the gold frames under its own names."""
+    path = Path(path)
+    corpus = FrameNetCorpus(require_corpus(path), None, 0, gold_frames, TARGETS_KEY, 0, 0, FRAMES_KEY if gold_frames else None)
+    if (path.parent / "frames.json").exists():
+        corpus.renaming = renaming_into(path.parent / "frames.json", nlp.get_pipe("frame_elements").inventory)
+    return list(corpus(nlp))
 
 
 def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True, batch_size: int = 32) -> Dict:

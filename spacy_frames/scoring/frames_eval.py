@@ -14,7 +14,7 @@ from spacy.tokens import DocBin, Span
 from spacy.training import Example
 from spacy.util import load_config
 
-from ..inventory.frames import FrameInventory
+from ..inventory.frames import FrameInventory, renamed_frames
 from ..corpora.readers import create_framenet_reader
 from ..extensions import TARGETS_KEY, install_extensions
 from .prf import prf
@@ -28,6 +28,13 @@ NOT_FRAME_IDENTIFICATION = ("frame_elements", "parser")
 
 def frame_examples(nlp: Language, path, gold_targets: bool) -> List[Example]:
     return list(create_framenet_reader(str(path), gold_targets=gold_targets)(nlp))
+
+
+def renaming_into(corpus_frames: Path, inventory: FrameInventory) -> Optional[Dict[str, Optional[str]]]:
+    """How a corpus labelled with the frames of `corpus_frames` (its frames.json) is renamed
+    into a pipeline's `inventory` (by frame ID); None when the two are the same release."""
+    source = FrameInventory().from_disk(corpus_frames)
+    return None if source.frames == inventory.frames else renamed_frames(source, inventory)
 
 
 def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64, per_type: bool = False) -> Dict:
@@ -136,22 +143,31 @@ def evaluate_frame_identifier(
     install_extensions()
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
     result: Dict = {"model": str(model), "split": f"framenet15/{split}"}
-    gold = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=True)
-    result["fn15_gold_targets"] = evaluate_frames(nlp, gold, per_type=True)
+    fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
+    shipped = nlp.get_pipe("frame_identifier").inventory
+    gold = gold15 = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=True)
     raw = frame_examples(nlp, fn15_dir / f"{split}.spacy", gold_targets=False)
+    result["inventory"] = {"frames": len(shipped), "source": shipped.source}
+    renaming = renaming_into(fn15_dir / "frames.json", shipped)
+    if renaming is not None:
+        # a pipeline shipping another release (FN1.7): FN1.5's gold frames under its names
+        gold, result["inventory"]["fn15_targets_of_gone_frames"] = relabel(gold, renaming)
+        raw, _ = relabel(raw, renaming)
+    result["fn15_gold_targets"] = evaluate_frames(nlp, gold, per_type=True)
     detection = evaluate_frames(nlp, raw)
     result["fn15_target_detection"] = {k: detection[k] for k in ("target_p", "target_r", "target_f", "frame_acc")}
-    fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     if baseline:
         counts = lu_frame_counts([fn15_dir / "train.spacy", fn15_dir / "exemplars.spacy"])
-        result["lookup_baseline"] = score_lookup_baseline(gold, counts, fn15)
+        result["lookup_baseline"] = score_lookup_baseline(gold15, counts, fn15)
     if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
-        nlp.get_pipe("frame_identifier").set_inventory(FrameInventory().from_disk(fn17_dir / "frames.json"))
+        fn17 = FrameInventory().from_disk(fn17_dir / "frames.json")
+        if fn17.frames != shipped.frames:
+            nlp.get_pipe("frame_identifier").set_inventory(fn17)
         dev17 = frame_examples(nlp, fn17_dir / "dev.spacy", gold_targets=True)
         result["fn17_dev"] = evaluate_frames(nlp, dev17)
 
         def is_new(span):
-            return span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "")
+            return span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True)
 
         new = subset(dev17, is_new)
         result["fn17_dev_new_frame_or_lu"] = evaluate_frames(nlp, new) if new else None
