@@ -35,6 +35,11 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus")):
               "renamed": {a: b for a, b in mapping.items() if b is not None and a != b},
               "gone": sorted(a for a, b in mapping.items() if b is None),
               "added": len([n for n, info in fn17.frames.items() if info["id"] not in ids15])}
+    # FN1.5's lexical units in FN1.7's lexicon: by exact name, and by lu_spelling_key
+    lus15 = sorted({lu for name in fn15.names for lu in fn15.lexical_units(name)})
+    result["fn15_lexical_units"] = {"all": len(lus15), "exact_name_in_fn17": sum(bool(fn17.frames_for_lu(lu, exact=True)) for lu in lus15),
+                                    "other_spelling_in_fn17": sum(bool(fn17.frames_for_lu(lu)) and not fn17.frames_for_lu(lu, exact=True) for lu in lus15),
+                                    "not_in_fn17": sum(not fn17.frames_for_lu(lu) for lu in lus15)}
 
     def load():
         nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))

@@ -347,3 +347,27 @@ def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe
     doc.spans["targets"] = [doc.char_span(t.start_char, t.end_char) for t in ref.spans["targets"]]
     doc = nlp(doc)
     assert doc._.frames and isinstance(doc._.frames[0]._.frame_elements, list)
+
+
+def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe, toy_fe_corpus, tmp_path):
+    """Gold frames of an FN1.5-labelled corpus are renamed into a pipeline trained against
+    (or swapped to) a later release, FE links included: the scores stay those of the same
+    pipeline under the old names."""
+    import srsly
+
+    from fe_toy import toy_fe_inventory
+    from spacy_frames import set_inventory
+    from spacy_frames.inventory.frames import FrameInventory
+    from spacy_frames.scoring.frame_elements_eval import evaluate_frame_elements
+
+    old = toy_fe_inventory()
+    frames = {("Giving_renamed" if name == "Giving" else name): dict(info) for name, info in old.frames.items()}
+    relations = {kind: [[("Giving_renamed" if f == "Giving" else f) for f in pair] for pair in pairs] for kind, pairs in old.relations.items()}
+    nlp = spacy.load(trained_fe)
+    set_inventory(nlp, FrameInventory(frames=frames, relations=relations, source="toy 2"))
+    nlp.to_disk(tmp_path / "renamed")
+    before = evaluate_frame_elements(str(trained_fe), toy_fe_corpus)
+    after = evaluate_frame_elements(str(tmp_path / "renamed"), toy_fe_corpus)
+    assert before["fn15_dev"]["fe_f"] == after["fn15_dev"]["fe_f"] == 100.0
+    assert after["fn15_dev"]["gold_fes"] == before["fn15_dev"]["gold_fes"]
+    assert srsly.json_dumps(after["fn15_dev"]["top_fe_types"]) == srsly.json_dumps(before["fn15_dev"]["top_fe_types"])
