@@ -99,7 +99,7 @@ def test_set_inventory_carries_the_memory_by_id(trained_frames):
 
 def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_frames, toy_corpus, tmp_path):
     """evaluate_frame_identifier on FN1.5-labelled data: a pipeline whose inventory renames
-    a frame (same ID) scores as the same pipeline under the old names."""
+    a frame (same ID) is scored with the gold frames under its names."""
     from frames_toy import toy_framenet15_dir, toy_inventory
 
     from spacy_frames.scoring.frames_eval import evaluate_frame_identifier
@@ -115,9 +115,12 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fra
     after = evaluate_frame_identifier(str(tmp_path / "renamed"), fn15_dir, baseline=False)
     assert after["inventory"] == {"frames": len(renamed), "source": "toy 2", "fn15_targets_of_gone_frames": 0}
     assert "fn15_targets_of_gone_frames" not in before["inventory"]
-    assert "Giving_renamed" in after["fn15_gold_targets"]["frame_per_type"]
-    for key in ("frame_acc", "frame_r1", "targets"):
-        assert after["fn15_gold_targets"][key] == before["fn15_gold_targets"][key]
+    # the gold frames are counted under the pipeline's names (a renamed frame's definition
+    # text carries its name, so its vector, and the scores, may move a little)
+    per_type = after["fn15_gold_targets"]["frame_per_type"]
+    assert "Giving_renamed" in per_type and "Giving" not in per_type
+    assert after["fn15_gold_targets"]["targets"] == before["fn15_gold_targets"]["targets"]
+    assert per_type["Giving_renamed"]["n"] == before["fn15_gold_targets"]["frame_per_type"]["Giving"]["n"]
 
 
 def test_lexical_units_match_across_the_releases_spellings():
