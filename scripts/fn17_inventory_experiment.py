@@ -20,7 +20,7 @@ import typer
 from spacy_frames.extensions import install_extensions
 from spacy_frames.inventory.frames import FrameInventory, renamed_frames
 from spacy_frames.inventory.lexicon import Lexicon
-from spacy_frames.scoring.frames_eval import NOT_FRAME_IDENTIFICATION, evaluate_frames, frame_examples, relabel, subset
+from spacy_frames.scoring.frames_eval import NOT_FRAME_IDENTIFICATION, evaluate_frames, frame_examples, new_in_release, relabel, subset
 
 KEYS = ("frame_overall", "frame_acc", "frame_r1", "frame_r5", "targets")
 
@@ -67,12 +67,12 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus")):
         dev17 = frame_examples(nlp, corpus_dir / "framenet17/dev.spacy", gold_targets=True)
         new = subset(dev17, lambda span: fn17.frames.get(span.label_, {}).get("id") not in ids15)
         # issue 25's new-in-1.7 targets: a frame or lexical unit FN1.5 does not have (by name)
-        new_frame_or_lu = subset(dev17, lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True))
+        new_frame_or_lu = subset(dev17, new_in_release(fn15))
         row = {"fn15_dev_as_17": evaluate_frames(nlp, dev15_as_17), "fn17_dev": evaluate_frames(nlp, dev17),
                "fn17_dev_new_frames": evaluate_frames(nlp, new) if new else None,
                "fn17_dev_new_frame_or_lu": evaluate_frames(nlp, new_frame_or_lu) if new_frame_or_lu else None}
         # the same without the LUs that FN1.5 has under another spelling ("aid_((act)).n")
-        respelled = subset(dev17, lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or ""))
+        respelled = subset(dev17, new_in_release(fn15, exact=False))
         row["fn17_dev_new_frame_or_lu_any_spelling"] = evaluate_frames(nlp, respelled) if respelled else None
         result[setting] = {name: {k: v for k, v in scores.items() if k in KEYS} if scores else None for name, scores in row.items()}
         typer.echo(f"{setting}: {json.dumps(result[setting])}")

@@ -58,7 +58,8 @@ COMPONENTS: Dict[str, Dict] = {
                         "run": "triplet{tag}_fold{fold}", "base_tag": "mt-base",
                         "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
     # media_framer: a head on the frozen MiniLM body (English, mCPT's head stage), the body's
-    # transformer swapped (seed 0 unsuffixed, others _seed<n>, as media_experiment names them); the packaged recipe reads frame_identifier's transformer instead.
+    # transformer swapped (seed 0 unsuffixed, others _seed<n>, as media_experiment names
+    # them); the packaged recipe reads frame_identifier's transformer instead.
     # The committed frozen-en is older code: the base encoder is re-run under the tag mt-base
     "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}{seed}",
               "base_tag": "mt-base", "seed_suffix": True,

@@ -91,7 +91,7 @@ def main(
 
     from spacy_frames.extensions import install_extensions
     from spacy_frames.inventory.frames import FrameInventory, carried_frames
-    from spacy_frames.scoring.frames_eval import NOT_FRAME_IDENTIFICATION, frame_examples
+    from spacy_frames.scoring.frames_eval import NOT_FRAME_IDENTIFICATION, frame_examples, new_in_release
 
     install_extensions()
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
@@ -110,7 +110,7 @@ def main(
     subsets = {
         "all": lambda span: True,
         # as evaluate-frames counts them: the frame, or the frame of this LU, is new in 1.7
-        "new_frame_or_lu": lambda span: span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True),
+        "new_frame_or_lu": new_in_release(fn15),
         "new_frame": lambda span: span.label_ not in fn15,
         "frame_without_memory": lambda span: span.label_ in row and bool(fresh[row[span.label_]]),
     }

@@ -134,3 +134,21 @@ def test_tune_detection_with_train_fits_and_saves_the_calibration(trained_frames
     assert tuned.cfg["threshold"] == pytest.approx(cal["best"]["threshold"])
     missing = CliRunner().invoke(app, args[:-4] + ["--train", str(tmp_path / "nope.spacy")])
     assert missing.exit_code == 1 and "nope.spacy" in missing.output
+
+
+def test_collected_candidates_carry_their_vectors_when_asked(trained_frames, toy_corpus):
+    """collect_candidates(with_vectors=True): one target vector per candidate, the vector
+    frame_identifier ranks frames with; without it, none."""
+    from spacy_frames.scoring.detection import collect_candidates
+    from spacy_frames.scoring.frames_eval import frame_examples
+
+    nlp = spacy.load(trained_frames)
+    examples = frame_examples(nlp, toy_corpus / "dev.spacy", gold_targets=False)
+    plain = collect_candidates(nlp, examples, with_probs=True)
+    docs = collect_candidates(nlp, examples, with_probs=True, with_vectors=True)
+    assert all(d.vectors is None for d in plain)
+    assert [len(d.spans) for d in docs] == [len(d.spans) for d in plain] and sum(len(d.spans) for d in docs) > 0
+    fi = nlp.get_pipe("frame_identifier")
+    for doc in docs:
+        assert doc.vectors.shape == (len(doc.spans), fi.index.base.shape[1])
+        assert [p for p in doc.probs] == [p for p in next(d for d in plain if d.offsets == doc.offsets).probs]

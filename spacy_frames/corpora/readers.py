@@ -10,6 +10,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..extensions import FE_KEY, TARGETS_KEY, fe_target_id, install_extensions
+from ..inventory.frames import FrameInventory, renamed_frames
 
 
 @registry.readers("spacy-frames.FrameNetCorpus.v1")
@@ -58,8 +59,6 @@ def frame_renaming(frames_from: Optional[str], frames_to: Optional[str]) -> Opti
         raise ValueError("FrameNet corpus: give both frames_from and frames_to (the inventories to rename gold frames between), or neither.")
     if frames_from is None:
         return None
-    from ..inventory.frames import FrameInventory, renamed_frames
-
     old, new = (FrameInventory().from_disk(require_corpus(p, "convert")) for p in (frames_from, frames_to))
     return renamed_frames(old, new)
 

@@ -30,20 +30,24 @@ SKIPPED = ("frame_elements", "parser", "frame_inducer", "discourse_sense", "medi
 
 
 class DocCandidates:
-    """One doc's candidates: spans, keys, in-lexicon flags, detector probabilities, gold."""
+    """One doc's candidates: spans, keys, in-lexicon flags, detector probabilities, gold
+    (and, when asked for, their target vectors)."""
 
-    def __init__(self, spans, keys, known, probs, offsets, gold: Counter):
+    def __init__(self, spans, keys, known, probs, offsets, gold: Counter, vectors=None):
         self.spans, self.keys, self.known, self.probs, self.offsets, self.gold = spans, keys, known, probs, offsets, gold
+        self.vectors = vectors
 
 
 def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: bool, exhaustive_only: bool = False,
-                       batch_size: int = 32) -> List[DocCandidates]:
+                       batch_size: int = 32, with_parser: bool = False, with_vectors: bool = False) -> List[DocCandidates]:
     """The overlapping candidates of the docs that have gold targets (with_probs: and the
-    detector's probability of each)."""
+    detector's probability of each; with_vectors: and their target vectors). The parser is
+    skipped unless `with_parser` (it only moves a few sentence boundaries, and it is slow)."""
     pipe = nlp.get_pipe("frame_identifier")
     examples = [eg for eg in examples if eg.reference.spans.get(TARGETS_KEY)
                 and not (exhaustive_only and is_partial(eg.reference))]
-    skipped = [n for n in nlp.pipe_names if n in SKIPPED or n == "frame_identifier" or (not with_probs and n == "transformer")]
+    skipped = [n for n in nlp.pipe_names if (n in SKIPPED and not (with_parser and n == "parser")) or n == "frame_identifier"
+               or (not with_probs and n == "transformer")]
     saved = pipe.cfg.get("overlapping_candidates", False)
     pipe.cfg["overlapping_candidates"] = True
     out: List[DocCandidates] = []
@@ -52,9 +56,10 @@ def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: b
             docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         for start in range(0, len(docs), batch_size):
             chunk = docs[start:start + batch_size]
+            vectors = None
             if with_probs:
                 predicted = pipe.predict(chunk)
-                batch, probs = predicted["batch"], predicted["probs"]
+                batch, probs, vectors = predicted["batch"], predicted["probs"], predicted["vectors"]
             else:
                 batch, probs = pipe.collect_targets(chunk), None
             offset = 0
@@ -63,9 +68,10 @@ def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: b
                 known = [pipe.in_lexicon(lu) for lu in lus]
                 keys = [candidate_key(s, lu if k else None) for s, lu, k in zip(spans, lus, known)]
                 doc_probs = [float(p) for p in probs[offset:offset + len(spans)]] if probs is not None else [0.0] * len(spans)
+                doc_vectors = vectors[offset:offset + len(spans)] if with_vectors and vectors is not None else None
                 offset += len(spans)
                 gold = Counter((s.start_char, s.end_char) for s in eg.reference.spans[TARGETS_KEY])
-                out.append(DocCandidates(spans, keys, known, doc_probs, [(s.start_char, s.end_char) for s in spans], gold))
+                out.append(DocCandidates(spans, keys, known, doc_probs, [(s.start_char, s.end_char) for s in spans], gold, doc_vectors))
     finally:
         pipe.cfg["overlapping_candidates"] = saved
     return out

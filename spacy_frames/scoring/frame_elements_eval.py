@@ -18,7 +18,7 @@ from spacy.util import registry
 from spacy.tokens import Span
 from spacy.training import Example
 
-from ..corpora.readers import FrameNetCorpus
+from ..corpora.readers import create_framenet_reader
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import fe_tuples
@@ -32,7 +32,7 @@ def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
     (`gold_frames`), or raw text. A pipeline trained against another release than the
     corpus's (its frames.json beside it) gets the gold frames under its own names."""
     path = Path(path)
-    corpus = FrameNetCorpus(path, None, 0, gold_frames, TARGETS_KEY, 0, 0, FRAMES_KEY if gold_frames else None)
+    corpus = create_framenet_reader(str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None)
     if (path.parent / "frames.json").exists():
         corpus.renaming = renaming_into(path.parent / "frames.json", nlp.get_pipe("frame_elements").inventory)
     return list(corpus(nlp))

@@ -15,7 +15,7 @@ from spacy.training import Example
 from spacy.util import load_config
 
 from ..inventory.frames import FrameInventory, renamed_frames
-from ..corpora.readers import create_framenet_reader
+from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
 from .prf import prf
 
@@ -78,19 +78,27 @@ def subset(examples: Iterable[Example], keep) -> List[Example]:
 
 def relabel(examples: Iterable[Example], mapping: Dict[str, Optional[str]]) -> Tuple[List[Example], int]:
     """The examples with each gold target's frame renamed by `mapping` (old name -> new
-    name; None: the frame is gone and its targets are dropped); returns them and how many
-    targets were dropped. Predicted docs are left as they are."""
+    name; None: the frame is gone and its targets are dropped), as the corpus reader renames
+    them (`rename_frames`); returns them and how many targets were dropped. Predicted docs
+    are left as they are."""
     out, dropped = [], 0
     for eg in examples:
         reference = eg.reference.copy()
-        gold = list(eg.reference.spans.get(TARGETS_KEY, []))
-        kept = [(s, mapping.get(s.label_, s.label_)) for s in gold]
-        dropped += sum(label is None for _, label in kept)
-        reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=label) for s, label in kept if label is not None]
-        if gold and not reference.spans[TARGETS_KEY]:
-            continue
-        out.append(Example(eg.predicted, reference))
+        dropped += sum(mapping.get(s.label_, s.label_) is None for s in reference.spans.get(TARGETS_KEY, []))
+        if rename_frames(reference, mapping):
+            out.append(Example(eg.predicted, reference))
     return out, dropped
+
+
+def new_in_release(old: FrameInventory, exact: bool = True):
+    """Whether a gold target's frame, or its frame for this lexical unit, is not in the
+    `old` release; `exact`: LUs by exact name (issue 25's "new in 1.7" targets as filed),
+    else under any spelling (`lu_spelling_key`)."""
+
+    def is_new(span: Span) -> bool:
+        return span.label_ not in old or span.label_ not in old.frames_for_lu(span._.lexical_unit or "", exact=exact)
+
+    return is_new
 
 
 # -- the lookup-table baseline -------------------------------------------------------------
@@ -165,11 +173,7 @@ def evaluate_frame_identifier(
             nlp.get_pipe("frame_identifier").set_inventory(fn17)
         dev17 = frame_examples(nlp, fn17_dir / "dev.spacy", gold_targets=True)
         result["fn17_dev"] = evaluate_frames(nlp, dev17)
-
-        def is_new(span):
-            return span.label_ not in fn15 or span.label_ not in fn15.frames_for_lu(span._.lexical_unit or "", exact=True)
-
-        new = subset(dev17, is_new)
+        new = subset(dev17, new_in_release(fn15))
         result["fn17_dev_new_frame_or_lu"] = evaluate_frames(nlp, new) if new else None
     return result
 
