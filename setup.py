@@ -1,4 +1,5 @@
 """spacy_frames: spaCy v3 components for frame semantics on a shared transformer."""
+
 from pathlib import Path
 
 from setuptools import find_packages, setup

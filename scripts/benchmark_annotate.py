@@ -4,6 +4,7 @@ worker start-up included, as a user pays them). The outputs are compared byte fo
 
     python scripts/benchmark_annotate.py MODEL CORPUS.spacy OUTPUT.json [--n-docs 400]
 """
+
 import json
 import os
 import platform
@@ -24,23 +25,44 @@ def main(
     model: str,
     corpus: Path,
     output: Path,
-    n_docs: int = typer.Option(400, help="Documents: the corpus's docs, consecutive ones joined three at a time (news-length paragraphs)"),
+    n_docs: int = typer.Option(
+        400, help="Documents: the corpus's docs, consecutive ones joined three at a time (news-length paragraphs)"
+    ),
     batch_size: int = typer.Option(32),
 ):
     texts = [doc.text for doc in DocBin().from_disk(corpus).get_docs(Vocab())]
-    docs = [" ".join(texts[i:i + 3]) for i in range(0, len(texts), 3)][:n_docs]
+    docs = [" ".join(texts[i : i + 3]) for i in range(0, len(texts), 3)][:n_docs]
     if len(docs) < n_docs:
         sys.exit(f"{corpus} gives only {len(docs)} documents")
-    result = {"model": model, "corpus": str(corpus), "documents": len(docs), "words": sum(len(d.split()) for d in docs),
-              "batch_size": batch_size, "cpus": os.cpu_count(), "machine": platform.machine(), "runs": {}}
+    result = {
+        "model": model,
+        "corpus": str(corpus),
+        "documents": len(docs),
+        "words": sum(len(d.split()) for d in docs),
+        "batch_size": batch_size,
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "runs": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "docs.txt"
         source.write_text("".join(d.replace("\n", " ") + "\n" for d in docs), encoding="utf-8")
         outputs = {}
         for name, flags in SETTINGS.items():
             out = Path(tmp) / f"{len(outputs)}.jsonl"
-            command = [sys.executable, "-m", "spacy_frames", "annotate", model, str(source), str(out),
-                       "--batch-size", str(batch_size), "--no-progress", *flags]
+            command = [
+                sys.executable,
+                "-m",
+                "spacy_frames",
+                "annotate",
+                model,
+                str(source),
+                str(out),
+                "--batch-size",
+                str(batch_size),
+                "--no-progress",
+                *flags,
+            ]
             start = time.perf_counter()
             subprocess.run(command, check=True)
             seconds = time.perf_counter() - start
@@ -50,7 +72,9 @@ def main(
         first = next(iter(outputs.values()))
         result["identical_outputs"] = all(data == first for data in outputs.values())
         # where they differ: records, and the top-level fields that differ
-        result["differences"] = {name: record_differences(first, data) for name, data in outputs.items() if data != first}
+        result["differences"] = {
+            name: record_differences(first, data) for name, data in outputs.items() if data != first
+        }
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
 
@@ -67,8 +91,13 @@ def record_differences(reference: bytes, other: bytes) -> dict:
                 fields[key] = fields.get(key, 0) + 1
                 if len(examples) < 5:
                     examples.append({"record": i, "field": key, "reference": a.get(key), "other": b.get(key)})
-    return {"records": len(ref), "other_records": len(oth), "differing_records": sum(x != y for x, y in zip(ref, oth)),
-            "differing_fields": fields, "examples": examples}
+    return {
+        "records": len(ref),
+        "other_records": len(oth),
+        "differing_records": sum(x != y for x, y in zip(ref, oth)),
+        "differing_fields": fields,
+        "examples": examples,
+    }
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ The corpus must be what the component works on (discourse_sense: several sentenc
 text, as it classifies adjacent sentences; media_framer: whole articles). The assembling runs in its own process,
 so the measuring processes do not inherit its memory high-water mark.
 """
+
 from pathlib import Path
 
 import srsly
@@ -45,9 +46,9 @@ def main(
 ):
     # fmt: on
     """Assemble BASE + the component (own, head) and measure all three."""
-    from spacy_frames.tools.benchmark import benchmark
-
     import multiprocessing
+
+    from spacy_frames.tools.benchmark import benchmark
 
     work.mkdir(parents=True, exist_ok=True)
     with multiprocessing.get_context("spawn").Pool(1) as pool:

@@ -11,6 +11,7 @@
    only; exact linkage would need n^2 / 2 distances (4 TB at 1M).
 Every measurement runs in a fresh process, so its peak RSS is its own.
 """
+
 import json
 import resource
 import subprocess
@@ -59,12 +60,23 @@ def one(kind: str, args: str):
     done = time.time()
     scores = cluster_scores(gold, labels)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({
-        "method": method, "n_instances": int(len(X)), "dim": int(X.shape[1]), "n_dev": int(len(X_dev)),
-        "calibrate_s": round(calibrated - start, 1), "cluster_s": round(done - calibrated, 1),
-        "peak_rss_mib": round(peak_mib), "n_clusters": scores["n_clusters"], "bcf": round(scores["bcf"], 2),
-        "pif": round(scores["pif"], 2), "n_groups": params.get("n_groups"),
-    }))
+    print(
+        json.dumps(
+            {
+                "method": method,
+                "n_instances": int(len(X)),
+                "dim": int(X.shape[1]),
+                "n_dev": int(len(X_dev)),
+                "calibrate_s": round(calibrated - start, 1),
+                "cluster_s": round(done - calibrated, 1),
+                "peak_rss_mib": round(peak_mib),
+                "n_clusters": scores["n_clusters"],
+                "bcf": round(scores["bcf"], 2),
+                "pif": round(scores["pif"], 2),
+                "n_groups": params.get("n_groups"),
+            }
+        )
+    )
 
 
 def _faiss_params(X_dev, f_dev, opts):
@@ -87,7 +99,10 @@ def run(
     result["fold"]["exact_one_step"] = _measure("exact", fold)
     result["fold"]["faiss"] = _measure("faiss", fold)
     if synthetic:
-        result["synthetic"] = _measure("synthetic", {"n": synthetic, "dim": 384, "classes": 2000, "dev": min(20000, synthetic // 5), "n_groups": n_groups})
+        result["synthetic"] = _measure(
+            "synthetic",
+            {"n": synthetic, "dim": 384, "classes": 2000, "dev": min(20000, synthetic // 5), "n_groups": n_groups},
+        )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
     typer.echo(json.dumps(result, indent=2))

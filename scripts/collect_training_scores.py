@@ -5,6 +5,7 @@
 Each TRAINING_DIR is a `spacy train --output` directory; its model-last/meta.json
 holds the last dev evaluation, its config the settings that produced it.
 """
+
 from pathlib import Path
 from typing import List
 
@@ -15,7 +16,14 @@ from spacy.util import load_config
 
 import spacy_frames.pipeline.frame_identifier  # noqa: F401  (registers the factory)
 
-SETTINGS = ("objective", "n_negatives", "train_frame_encoder", "share_frame_encoder", "frame_memory", "frame_memory_lr_scale")
+SETTINGS = (
+    "objective",
+    "n_negatives",
+    "train_frame_encoder",
+    "share_frame_encoder",
+    "frame_memory",
+    "frame_memory_lr_scale",
+)
 SCORES = ("frame_overall", "frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_acc_ambiguous")
 
 
@@ -32,7 +40,9 @@ def main(output: Path, runs: List[str]):
         defaults = Language.get_factory_meta(component.get("factory", "frame_identifier")).default_config
         row.update({k: component.get(k, defaults.get(k)) for k in SETTINGS})
         row["temperature"] = component["loss"]["temperature"]
-        row.update({k: round(100 * meta["performance"][k], 2) for k in SCORES if meta["performance"].get(k) is not None})
+        row.update(
+            {k: round(100 * meta["performance"][k], 2) for k in SCORES if meta["performance"].get(k) is not None}
+        )
         timing = Path(directory) / "timing.json"  # left by scripts/timed.py
         if timing.exists():
             row["minutes"] = srsly.read_json(timing)["minutes"]

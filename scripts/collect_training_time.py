@@ -5,6 +5,7 @@
 Writes each run's wall-clock minutes, steps and seconds per step, the total, and
 whether the total is within the budget the issue sets for the default CPU profile.
 """
+
 from pathlib import Path
 from typing import List, Optional
 
@@ -24,15 +25,17 @@ def main(output: Path, runs: List[str], budget_minutes: Optional[float] = typer.
         timing = srsly.read_json(timing_path)
         config = load_config(Path(directory) / "model-last" / "config.cfg", interpolate=False)
         steps = config["training"]["max_steps"]
-        rows.append({
-            "run": name,
-            "minutes": timing["minutes"],
-            "steps": steps,
-            "seconds_per_step": round(timing["seconds"] / steps, 2) if steps else None,
-            "peak_rss_mib": timing["peak_rss_mib"],
-            "cpu_count": timing["cpu_count"],
-            "finished": timing["finished"],
-        })
+        rows.append(
+            {
+                "run": name,
+                "minutes": timing["minutes"],
+                "steps": steps,
+                "seconds_per_step": round(timing["seconds"] / steps, 2) if steps else None,
+                "peak_rss_mib": timing["peak_rss_mib"],
+                "cpu_count": timing["cpu_count"],
+                "finished": timing["finished"],
+            }
+        )
     total = round(sum(row["minutes"] for row in rows), 2)
     result = {"runs": rows, "total_minutes": total}
     if budget_minutes is not None:

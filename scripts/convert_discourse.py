@@ -8,14 +8,23 @@ PDTB-3 sense are written (the training and evaluation data); GDTB reddit documen
 whose text the release blanks, are skipped. GDTB's DISRPT test file is copied as read
 (gdtb_test.rels relations) so predictions can be written back for the DISRPT scorer.
 """
+
 from pathlib import Path
 from typing import Optional
 
-import srsly
 import spacy
+import srsly
 import typer
 
-from spacy_frames.corpora.discourse import SPLITS, corpus_counts, read_discogem, read_gdtb, relations_to_docbin, sense_counts, split_relations
+from spacy_frames.corpora.discourse import (
+    SPLITS,
+    corpus_counts,
+    read_discogem,
+    read_gdtb,
+    relations_to_docbin,
+    sense_counts,
+    split_relations,
+)
 from spacy_frames.inventory.senses import SenseHierarchy
 
 

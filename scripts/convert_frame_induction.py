@@ -6,6 +6,7 @@
 The work is done by spacy_frames.corpora.frame_induction; the folds are seeded, so a
 re-run writes the same instances and the same lemma -> fold map (folds.json).
 """
+
 from pathlib import Path
 from typing import Optional
 

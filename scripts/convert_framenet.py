@@ -11,6 +11,7 @@
 The work is done by spacy_frames.corpora.framenet_convert; this only parses arguments, prints
 the summary and merges it into the summary JSON (key "framenet15" / "framenet17").
 """
+
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -29,8 +30,13 @@ TABLE_COLUMNS = ("docs",) + SPLIT_COUNT_KEYS[:-1]
 
 def print_summary(summary: Dict[str, Any]) -> None:
     splits = [k for k, v in summary.items() if isinstance(v, dict) and "sentences" in v]
-    header = ["split"] + [c.replace("_targets", "").replace("sentences_without", "no-target sents") for c in TABLE_COLUMNS]
-    rows = [[split] + ["-" if summary[split].get(c) is None else f"{summary[split][c]:,}" for c in TABLE_COLUMNS] for split in splits]
+    header = ["split"] + [
+        c.replace("_targets", "").replace("sentences_without", "no-target sents") for c in TABLE_COLUMNS
+    ]
+    rows = [
+        [split] + ["-" if summary[split].get(c) is None else f"{summary[split][c]:,}" for c in TABLE_COLUMNS]
+        for split in splits
+    ]
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
     for row in [header] + rows:
         typer.echo("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))

@@ -6,6 +6,7 @@ write them as DocBins with gold doc.cats, with counts.
 The split (article ids) goes to <output>/split.json. An existing split.json is reused, not
 re-drawn, so the split stays fixed once written; --seed only matters the first time.
 """
+
 from pathlib import Path
 from typing import Optional
 
@@ -13,7 +14,14 @@ import spacy
 import srsly
 import typer
 
-from spacy_frames.corpora.media_frames import LANGUAGES, SPLITS, articles_to_docbin, label_counts, read_semeval_articles, split_articles
+from spacy_frames.corpora.media_frames import (
+    LANGUAGES,
+    SPLITS,
+    articles_to_docbin,
+    label_counts,
+    read_semeval_articles,
+    split_articles,
+)
 
 
 # fmt: off

@@ -14,6 +14,7 @@ as `tune-detection --train` (scoring/detection.py), each at its best cut-off:
 
     python scripts/detection_screen.py MODEL OUTPUT.json
 """
+
 import json
 import math
 from collections import Counter
@@ -26,12 +27,43 @@ import typer
 
 from spacy_frames.extensions import install_extensions
 from spacy_frames.pipeline.target_calibration import TargetCalibration, fit_logistic, resolve_overlaps
-from spacy_frames.scoring.detection import (L2_GRID, N_FOLDS, DocCandidates, _design, _split, collect_candidates, count_rates,
-                                            detection_prf)
+from spacy_frames.scoring.detection import (
+    L2_GRID,
+    N_FOLDS,
+    DocCandidates,
+    _design,
+    _split,
+    collect_candidates,
+    count_rates,
+    detection_prf,
+)
 from spacy_frames.scoring.frames_eval import frame_examples
 
-DEPS = ("amod", "compound", "nsubj", "dobj", "pobj", "ROOT", "prep", "advmod", "aux", "auxpass", "conj", "nummod",
-        "attr", "acomp", "xcomp", "ccomp", "advcl", "relcl", "acl", "poss", "npadvmod", "pcomp", "appos")
+DEPS = (
+    "amod",
+    "compound",
+    "nsubj",
+    "dobj",
+    "pobj",
+    "ROOT",
+    "prep",
+    "advmod",
+    "aux",
+    "auxpass",
+    "conj",
+    "nummod",
+    "attr",
+    "acomp",
+    "xcomp",
+    "ccomp",
+    "advcl",
+    "relcl",
+    "acl",
+    "poss",
+    "npadvmod",
+    "pcomp",
+    "appos",
+)
 THRESHOLDS = tuple(round(0.02 * i, 2) for i in range(5, 45))
 
 
@@ -44,7 +76,9 @@ def extra_features(pipe, docs: Sequence[DocCandidates], feature_set: str) -> num
             row = []
             if feature_set in ("+frame_scores", "+syntax"):
                 frames = pipe.inventory.frames_for_lu(key) if known else []
-                best_lexicon = float(numpy.max(pipe.index.score(doc.vectors[i], frames))) if frames else float(top[i][0])
+                best_lexicon = (
+                    float(numpy.max(pipe.index.score(doc.vectors[i], frames))) if frames else float(top[i][0])
+                )
                 row += [best_lexicon, float(top[i][0]), float(top[i][0]) - best_lexicon, float(top[i][0] - top[i][1])]
             if feature_set == "+syntax":
                 root = span.root
@@ -65,7 +99,9 @@ def cross_validated(X, y, folds, model: str, l2) -> numpy.ndarray:
             w, b = fit_logistic(X[~held], y[~held], l2)
             scores[held] = 1.0 / (1.0 + numpy.exp(-(X[held] @ w + b)))
         else:
-            trees = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, min_samples_leaf=40, random_state=0)
+            trees = HistGradientBoostingClassifier(
+                max_iter=200, learning_rate=0.05, max_leaf_nodes=15, min_samples_leaf=40, random_state=0
+            )
             scores[held] = trees.fit(X[~held], y[~held]).predict_proba(X[held])[:, 1]
     return scores
 
@@ -83,8 +119,14 @@ def errors_at(docs: Sequence[DocCandidates], scores: List[List[float]], threshol
             elif kept and offset not in doc.gold:
                 false[key] += 1
                 false_pos[span.root.pos_] += 1
-    return {"missed": sum(missed.values()), "missed_by_pos": dict(missed_pos.most_common()), "missed_top": dict(missed.most_common(top)),
-            "false": sum(false.values()), "false_by_pos": dict(false_pos.most_common()), "false_top": dict(false.most_common(top))}
+    return {
+        "missed": sum(missed.values()),
+        "missed_by_pos": dict(missed_pos.most_common()),
+        "missed_top": dict(missed.most_common(top)),
+        "false": sum(false.values()),
+        "false_by_pos": dict(false_pos.most_common()),
+        "false_top": dict(false.most_common(top)),
+    }
 
 
 def main(model: str, output: Path, corpus_dir: Path = Path("corpus/framenet15")):
@@ -94,17 +136,28 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus/framenet15"))
     calibration = TargetCalibration()
     train = frame_examples(nlp, corpus_dir / "train.spacy", gold_targets=False)
     count_rates(calibration, collect_candidates(nlp, train, with_probs=False, exhaustive_only=True))
-    docs = collect_candidates(nlp, frame_examples(nlp, corpus_dir / "dev.spacy", gold_targets=False), with_probs=True,
-                              with_parser=True, with_vectors=True)
+    docs = collect_candidates(
+        nlp,
+        frame_examples(nlp, corpus_dir / "dev.spacy", gold_targets=False),
+        with_probs=True,
+        with_parser=True,
+        with_vectors=True,
+    )
     shipped, y, sizes = _design(calibration, docs)
     folds = numpy.repeat(numpy.arange(len(docs)), sizes) % N_FOLDS  # by document, as tune-detection
-    result = {"model": model, "corpus": str(corpus_dir / "dev.spacy"), "dev_candidates": int(sum(sizes)),
-              "dev_targets": sum(sum(d.gold.values()) for d in docs), "folds": N_FOLDS, "settings": {}}
+    result = {
+        "model": model,
+        "corpus": str(corpus_dir / "dev.spacy"),
+        "dev_candidates": int(sum(sizes)),
+        "dev_targets": sum(sum(d.gold.values()) for d in docs),
+        "folds": N_FOLDS,
+        "settings": {},
+    }
     for feature_set in ("shipped", "+frame_scores", "+syntax"):
         X = numpy.hstack([shipped, extra_features(pipe, docs, feature_set)])
         for model_kind in ("logistic", "boosted_trees"):
             best = None
-            for l2 in (L2_GRID if model_kind == "logistic" else (None,)):
+            for l2 in L2_GRID if model_kind == "logistic" else (None,):
                 scores = _split(cross_validated(X, y, folds, model_kind, l2), sizes)
                 for t in THRESHOLDS:
                     row = {"threshold": t, **detection_prf(docs, scores, t), "l2": l2}

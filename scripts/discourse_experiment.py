@@ -10,6 +10,7 @@ writes metrics/discourse_sense/runs/<setting>[-head]_seed<k>.json; a run whose J
 is skipped (--force re-runs), so the tables can be built over several sessions. Choose
 settings on dev: the report shows dev beside test. Models stay under training/discourse/.
 """
+
 import json
 import time
 from pathlib import Path
@@ -19,7 +20,17 @@ import srsly
 import typer
 
 from spacy_frames.tools.experiments import (
-    dev_curve, finished_training, is_cached, override_args, report, run_grid, setting_args, timed_train, train_timing, use_gpu, write_json,
+    dev_curve,
+    finished_training,
+    is_cached,
+    override_args,
+    report,
+    run_grid,
+    setting_args,
+    timed_train,
+    train_timing,
+    use_gpu,
+    write_json,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,25 +41,48 @@ CORPUS = ROOT / "corpus" / "discourse"
 # the ablations train 600 steps (dev scored every 200); the configs' own length is the
 # main job's (configs/discourse.cfg: 360, to stay within its 15-minute budget)
 ABLATION_STEPS = {"training.max_steps": 600, "training.eval_frequency": 200}
-FULL_METHOD = {"components.discourse_sense.head_weights": [1.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 2.0, "corpora.train.augment": True}
+FULL_METHOD = {
+    "components.discourse_sense.head_weights": [1.0, 1.0, 0.0],
+    "components.discourse_sense.contrastive_weight": 2.0,
+    "corpora.train.augment": True,
+}
 FULL = {**FULL_METHOD, **ABLATION_STEPS}
 # the paper's ablation ladder (Table 4) and negative sets (Figure 5); `packaged` is what
 # the main job trains: the full method plus the finest-sense head that en_frames_trf
 # needs to name level-3 senses, at the variant config's own length
 SETTINGS: Dict[str, dict] = {
-    "ce-l2": {"components.discourse_sense.head_weights": [0.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 0.0, "corpora.train.augment": False, **ABLATION_STEPS},
-    "ce-multitask": {"components.discourse_sense.head_weights": [1.0, 1.0, 0.0], "components.discourse_sense.contrastive_weight": 0.0, "corpora.train.augment": False, **ABLATION_STEPS},
+    "ce-l2": {
+        "components.discourse_sense.head_weights": [0.0, 1.0, 0.0],
+        "components.discourse_sense.contrastive_weight": 0.0,
+        "corpora.train.augment": False,
+        **ABLATION_STEPS,
+    },
+    "ce-multitask": {
+        "components.discourse_sense.head_weights": [1.0, 1.0, 0.0],
+        "components.discourse_sense.contrastive_weight": 0.0,
+        "corpora.train.augment": False,
+        **ABLATION_STEPS,
+    },
     "contrastive": {**FULL, "corpora.train.augment": False},
     "full": FULL,
     "neg-all": {**FULL, "components.discourse_sense.contrastive.negatives": "all"},
     "neg-other-level1": {**FULL, "components.discourse_sense.contrastive.negatives": "other-level1"},
-    "packaged": {**FULL_METHOD, "components.discourse_sense.head_weights": [1.0, 1.0, 1.0],
-                 "training.max_steps": 210, "training.optimizer.learn_rate.warmup_steps": 21},
+    "packaged": {
+        **FULL_METHOD,
+        "components.discourse_sense.head_weights": [1.0, 1.0, 1.0],
+        "training.max_steps": 210,
+        "training.optimizer.learn_rate.warmup_steps": 21,
+    },
     # what the main job trains (configs/discourse.cfg): multi-task CE with the finest-sense
     # head and no copies, 4 epochs; `packaged` is the full method at the same compute
     # (2 epochs, each relation with its copy)
-    "packaged-ce": {"components.discourse_sense.head_weights": [1.0, 1.0, 1.0], "components.discourse_sense.contrastive_weight": 0.0,
-                    "corpora.train.augment": False, "training.max_steps": 420, "training.optimizer.learn_rate.warmup_steps": 42},
+    "packaged-ce": {
+        "components.discourse_sense.head_weights": [1.0, 1.0, 1.0],
+        "components.discourse_sense.contrastive_weight": 0.0,
+        "corpora.train.augment": False,
+        "training.max_steps": 420,
+        "training.optimizer.learn_rate.warmup_steps": 42,
+    },
 }
 VARIANTS = {"own": "configs/discourse.cfg", "head": "configs/discourse_head.cfg"}
 EVAL_SETS = {"gdtb_dev": "gdtb_dev.spacy", "gdtb_test": "gdtb_test.spacy", "discogem_test": "discogem_test.spacy"}
@@ -197,8 +231,8 @@ def dev_compare_cli(
     into metrics/discourse_sense/dev_compare.json."""
     import spacy
 
-    from spacy_frames.scoring.discourse_eval import evaluate_corpus
     from spacy_frames.pipeline.discourse_sense import DECODINGS
+    from spacy_frames.scoring.discourse_eval import evaluate_corpus
 
     out = srsly.read_json(output) if output.exists() else {}
     for name in names:
@@ -255,6 +289,7 @@ def compare_cli(
         return runs
 
     from spacy.tokens import DocBin
+
     from spacy_frames.extensions import install_extensions
 
     install_extensions()

@@ -13,6 +13,7 @@ fine-tuned accuracy.
 
     python scripts/discourse_pooling_probe.py corpus/discourse metrics/discourse_sense/pooling_probe.json
 """
+
 import json
 import time
 from pathlib import Path
@@ -77,7 +78,9 @@ def main(
     corpus: Path = typer.Argument(Path("corpus/discourse")),
     output: Path = typer.Argument(Path("metrics/discourse_sense/pooling_probe.json")),
     encoder: Path = typer.Option(Path("assets/encoders/all-MiniLM-L6-v2"), "--encoder"),
-    cache_dir: Path = typer.Option(Path("training/discourse"), "--cache-dir", help="Where the frozen embeddings are kept (never committed)"),
+    cache_dir: Path = typer.Option(
+        Path("training/discourse"), "--cache-dir", help="Where the frozen embeddings are kept (never committed)"
+    ),
 ):
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
@@ -93,8 +96,16 @@ def main(
     else:
         train_x, dev_x = embed(encoder, train_pairs), embed(encoder, dev_pairs)
         cache.parent.mkdir(parents=True, exist_ok=True)
-        numpy.savez(cache, **{f"{split}_{p}": x[p] for split, x in (("train", train_x), ("dev", dev_x)) for p in POOLINGS})
-    result = {"encoder": str(encoder), "n_train": len(train_pairs), "n_dev": len(dev_pairs), "probe": "logistic regression, C chosen on dev", "dev": {}}
+        numpy.savez(
+            cache, **{f"{split}_{p}": x[p] for split, x in (("train", train_x), ("dev", dev_x)) for p in POOLINGS}
+        )
+    result = {
+        "encoder": str(encoder),
+        "n_train": len(train_pairs),
+        "n_dev": len(dev_pairs),
+        "probe": "logistic regression, C chosen on dev",
+        "dev": {},
+    }
     for n in (1, 2):
         # a two-sense relation trains on its first sense; a prediction matching either is correct
         labels = [level(s[0], n) for s in train_senses]

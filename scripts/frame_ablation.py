@@ -6,6 +6,7 @@ Every model is scored with gold targets on the same FN1.5 split through the
 registered scorer; the lookup-table baseline (most frequent frame of the gold
 LU in train + exemplars) is scored on the same examples.
 """
+
 from pathlib import Path
 from typing import List
 
@@ -13,9 +14,9 @@ import spacy
 import srsly
 import typer
 
+from spacy_frames.extensions import install_extensions
 from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.scoring.frames_eval import evaluate_frames, frame_examples, lu_frame_counts, score_lookup_baseline
-from spacy_frames.extensions import install_extensions
 
 COLUMNS = ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous")
 

@@ -18,6 +18,7 @@ metrics/frame_inducer/runs/<system>_fold<k>.json. A step whose JSON exists is sk
 metrics/frame_inducer.json from whatever steps exist. Models and embeddings stay under
 training/frame_induction/ (never committed).
 """
+
 import json
 import subprocess
 import sys
@@ -30,7 +31,16 @@ import srsly
 import typer
 
 from spacy_frames.corpora.frame_induction import N_FOLDS, fold_rotation
-from spacy_frames.tools.experiments import finished_training, is_cached, override_args, report, timed_train, train_timing, use_gpu, write_json
+from spacy_frames.tools.experiments import (
+    finished_training,
+    is_cached,
+    override_args,
+    report,
+    timed_train,
+    train_timing,
+    use_gpu,
+    write_json,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "metrics" / "frame_inducer" / "runs"
@@ -89,7 +99,9 @@ def tuned_setting(system: str, fold: int, dev_per_lu: int = 0, tuning_dir: Optio
     BcF, ties to the first name): among its tuning files for this rotation and dev
     protocol only (<system>_fold<k>.json and <system>@<tag>_fold<k>.json)."""
     directory = tuning_path("x", fold, dev_per_lu, tuning_dir).parent
-    candidates = sorted(directory.glob(f"{system}_fold{fold}.json")) + sorted(directory.glob(f"{system}@*_fold{fold}.json"))
+    candidates = sorted(directory.glob(f"{system}_fold{fold}.json")) + sorted(
+        directory.glob(f"{system}@*_fold{fold}.json")
+    )
     scored = []
     for path in candidates:
         data = srsly.read_json(path)
@@ -97,9 +109,16 @@ def tuned_setting(system: str, fold: int, dev_per_lu: int = 0, tuning_dir: Optio
             raise ValueError(f"{path} was not scored on rotation {fold}'s dev fold {tuning_split(fold)['dev']}")
         scored.append((data["bcf"], path.stem[: -len(f"_fold{fold}")], data))
     if not scored:
-        raise ValueError(f"no tuning runs of {system!r} for rotation {fold} in {directory}: run `tune {system} --fold {fold}` first")
+        raise ValueError(
+            f"no tuning runs of {system!r} for rotation {fold} in {directory}: run `tune {system} --fold {fold}` first"
+        )
     bcf, name, data = max(scored, key=lambda item: item[0])  # max keeps the first of equals
-    return {"name": name, "bcf": bcf, "overrides": list(data.get("overrides", [])), "file": str(tuning_path(name, fold, dev_per_lu, tuning_dir))}
+    return {
+        "name": name,
+        "bcf": bcf,
+        "overrides": list(data.get("overrides", [])),
+        "file": str(tuning_path(name, fold, dev_per_lu, tuning_dir)),
+    }
 
 
 def budget_overrides(fold: int, max_per_lu: int, epochs: float) -> List[str]:
@@ -117,7 +136,10 @@ def budget_overrides(fold: int, max_per_lu: int, epochs: float) -> List[str]:
             raise ValueError(f"{fold_path(tuning_split(fold)['train'])} has no sidecar index to count its instances")
         n = len(choose_instances([f"{lu}|{frame}" for lu, frame in index], max_per_lu, 0, seed=0))
         steps = max(1, math.ceil(epochs * n / BATCH_SIZE))
-        overrides += [f"training.max_steps={steps}", f"training.optimizer.learn_rate.warmup_steps={max(1, steps // 10)}"]
+        overrides += [
+            f"training.max_steps={steps}",
+            f"training.optimizer.learn_rate.warmup_steps={max(1, steps // 10)}",
+        ]
     return overrides
 
 
@@ -135,12 +157,32 @@ def transformer_for(encoder: str, transformer: str) -> str:
     # a mid-tuned encoder is saved as <run>/encoder (issue 26): named by its run
     out = WORK / "transformers" / (Path(encoder).parent.name if Path(encoder).name == "encoder" else Path(encoder).name)
     if not out.exists():
-        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "transformer.cfg"), str(out),
-                        "--paths.encoder", encoder], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spacy",
+                "assemble",
+                str(ROOT / "configs" / "transformer.cfg"),
+                str(out),
+                "--paths.encoder",
+                encoder,
+            ],
+            check=True,
+        )
     return str(out)
 
 
-def train_system(system: str, name: str, fold: int, config: Path, overrides: List[str], encoder: str, transformer: str, gpu_id: int = -1) -> Path:
+def train_system(
+    system: str,
+    name: str,
+    fold: int,
+    config: Path,
+    overrides: List[str],
+    encoder: str,
+    transformer: str,
+    gpu_id: int = -1,
+) -> Path:
     """Train (or, for vanilla, assemble) the rotation's pipeline; returns its path."""
     import spacy
 
@@ -155,13 +197,30 @@ def train_system(system: str, name: str, fold: int, config: Path, overrides: Lis
     out.mkdir(parents=True, exist_ok=True)
     cfg.to_disk(out / "config.cfg")
     paths = [
-        "--paths.encoder", encoder, "--paths.transformer", transformer,
-        "--paths.train", json.dumps([str(fold_path(rotation["train"]))]),
-        "--paths.dev", json.dumps([str(fold_path(rotation["dev"]))]),
+        "--paths.encoder",
+        encoder,
+        "--paths.transformer",
+        transformer,
+        "--paths.train",
+        json.dumps([str(fold_path(rotation["train"]))]),
+        "--paths.dev",
+        json.dumps([str(fold_path(rotation["dev"]))]),
     ]
     if system == "vanilla":
-        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(out / "config.cfg"), str(model), *paths,
-                        "--training.optimizer.learn_rate.total_steps", "1"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spacy",
+                "assemble",
+                str(out / "config.cfg"),
+                str(model),
+                *paths,
+                "--training.optimizer.learn_rate.total_steps",
+                "1",
+            ],
+            check=True,
+        )
     else:
         timed_train(ROOT, out / "config.cfg", out, [*paths, *overrides], gpu_id)
     return model
@@ -291,7 +350,7 @@ def tune_cli(
     metrics/frame_inducer/tuning/[full_dev/]<system>@<tag>_fold<k>.json; `run --tuned`
     uses the best setting of each rotation for that rotation only."""
     from spacy_frames.corpora.frame_induction import choose_instances
-    from spacy_frames.scoring.induction_eval import embed_instances, load_instances, ranking_recall, run_method, mixed
+    from spacy_frames.scoring.induction_eval import embed_instances, load_instances, mixed, ranking_recall, run_method
 
     if system not in SYSTEMS:
         raise typer.BadParameter(f"unknown system {system!r}; choose from {list(SYSTEMS)}")
@@ -391,9 +450,9 @@ def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
     from spacy.tokens import DocBin
 
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
+    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
     from spacy_frames.scoring.induction_eval import get_inducer
     from spacy_frames.suggesters.frames import target_lemma
-    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
 
     inducer = get_inducer(nlp)
     if not len(inducer.centroids.names):
@@ -502,9 +561,9 @@ def packaged_cut_cli(
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
     from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
     from spacy_frames.extensions import install_extensions
+    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
     from spacy_frames.scoring.induction_eval import embed_targets, get_inducer
     from spacy_frames.suggesters.frames import target_lemma
-    from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
 
     install_extensions()
     start = time.time()
@@ -597,8 +656,8 @@ def mask_layers_cli(
     from transformers import AutoModel, AutoTokenizer
 
     from spacy_frames.clustering import calibrate_and_cluster, cluster_scores
-    from spacy_frames.scoring.induction_eval import load_instances
     from spacy_frames.ml.frame_inducer import masked_texts, mix
+    from spacy_frames.scoring.induction_eval import load_instances
     from spacy_frames.suggesters.frames import target_lemma
 
     start = time.time()

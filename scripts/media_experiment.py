@@ -20,6 +20,7 @@ every labelled article of the held-out language (its train, dev and test splits,
 ../shared/BASELINES.md does); no stage trains on it and its dev never tunes thresholds
 (`check_heldout`, run before anything else).
 """
+
 import json
 import shutil
 import subprocess
@@ -55,7 +56,15 @@ def head(langs, transformer=BASE, body="minilm", steps=300, alpha=None, **extra)
 
 
 def e2e(langs, alpha=1.0, steps=150, max_tokens=256, sampler=True, **extra) -> Dict:
-    return {"kind": "e2e", "langs": langs, "alpha": alpha, "steps": steps, "max_tokens": max_tokens, "sampler": sampler, **extra}
+    return {
+        "kind": "e2e",
+        "langs": langs,
+        "alpha": alpha,
+        "steps": steps,
+        "max_tokens": max_tokens,
+        "sampler": sampler,
+        **extra,
+    }
 
 
 OTHERS = {lang: [x for x in LANGS if x != lang] for lang in LANGS}
@@ -64,11 +73,26 @@ OTHERS = {lang: [x for x in LANGS if x != lang] for lang in LANGS}
 # target language. "own-en" is the packaged recipe; the others are its ablations.
 SETTINGS: Dict[str, Dict] = {
     "own-en": {"stages": [head(["en"]), e2e(["en"]), head(["en"], transformer="previous")], "eval": ["en"]},
-    "own-en-multilingual": {"stages": [head(LANGS), e2e(LANGS), e2e(["en"]), head(["en"], transformer="previous")], "eval": ["en"]},
-    "own-en-no-contrastive": {"stages": [head(["en"]), e2e(["en"], alpha=0.0), head(["en"], transformer="previous")], "eval": ["en"]},
-    "own-en-no-sampler": {"stages": [head(["en"]), e2e(["en"], sampler=False), head(["en"], transformer="previous")], "eval": ["en"]},
-    "own-en-trunc128": {"stages": [head(["en"]), e2e(["en"], max_tokens=128), head(["en"], transformer="previous")], "eval": ["en"]},
-    "own-en-trunc512": {"stages": [head(["en"]), e2e(["en"], max_tokens=512, steps=75), head(["en"], transformer="previous")], "eval": ["en"]},
+    "own-en-multilingual": {
+        "stages": [head(LANGS), e2e(LANGS), e2e(["en"]), head(["en"], transformer="previous")],
+        "eval": ["en"],
+    },
+    "own-en-no-contrastive": {
+        "stages": [head(["en"]), e2e(["en"], alpha=0.0), head(["en"], transformer="previous")],
+        "eval": ["en"],
+    },
+    "own-en-no-sampler": {
+        "stages": [head(["en"]), e2e(["en"], sampler=False), head(["en"], transformer="previous")],
+        "eval": ["en"],
+    },
+    "own-en-trunc128": {
+        "stages": [head(["en"]), e2e(["en"], max_tokens=128), head(["en"], transformer="previous")],
+        "eval": ["en"],
+    },
+    "own-en-trunc512": {
+        "stages": [head(["en"]), e2e(["en"], max_tokens=512, steps=75), head(["en"], transformer="previous")],
+        "eval": ["en"],
+    },
     "frozen-en": {"stages": [head(["en"])], "eval": ["en"]},  # without end-to-end training
     "head-en": {"stages": [head(["en"], transformer=FRAMES)], "eval": ["en"]},
     "headboth-en": {"stages": [head(["en"], transformer=FRAMES, body="both")], "eval": ["en"]},
@@ -90,7 +114,11 @@ ABLATION = [
 ]
 for _lang in ("fr", "ge", "it", "po"):
     for _body in ("minilm", "use", "both"):
-        SETTINGS[f"zs-{_lang}-{_body}"] = {"stages": [head(OTHERS[_lang], body=_body)], "eval": [_lang], "dev": OTHERS[_lang]}
+        SETTINGS[f"zs-{_lang}-{_body}"] = {
+            "stages": [head(OTHERS[_lang], body=_body)],
+            "eval": [_lang],
+            "dev": OTHERS[_lang],
+        }
 
 # The multilingual packaged recipes (issue 22): mCPT's phase one on every language's train
 # split (a head over the frozen bodies), then the English phase (the same head trained on
@@ -100,12 +128,22 @@ for _lang in ("fr", "ge", "it", "po"):
 # "-a0": the same without the label-aware contrastive term (alpha 0; the body configs use 1.0).
 # "-lin": a linear head (hidden_width 0), level with logistic regression leave-one-language-out
 # where the hidden layer trails it (metrics/media_framer/head_probe.json).
-RECIPE_BODIES = {"headboth": dict(transformer=FRAMES, body="both"), "use": dict(body="use"),
-                 "headboth-a0": dict(transformer=FRAMES, body="both", alpha=0.0), "use-a0": dict(body="use", alpha=0.0),
-                 "headboth-a0-lin": dict(transformer=FRAMES, body="both", alpha=0.0, hidden_width=0),
-                 "use-a0-lin": dict(body="use", alpha=0.0, hidden_width=0)}
-MULTI_RECIPES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0",
-                 "headboth-multi-en-a0-lin": "headboth-a0-lin", "use-multi-en-a0-lin": "use-a0-lin"}
+RECIPE_BODIES = {
+    "headboth": dict(transformer=FRAMES, body="both"),
+    "use": dict(body="use"),
+    "headboth-a0": dict(transformer=FRAMES, body="both", alpha=0.0),
+    "use-a0": dict(body="use", alpha=0.0),
+    "headboth-a0-lin": dict(transformer=FRAMES, body="both", alpha=0.0, hidden_width=0),
+    "use-a0-lin": dict(body="use", alpha=0.0, hidden_width=0),
+}
+MULTI_RECIPES = {
+    "headboth-multi-en": "headboth",
+    "use-multi-en": "use",
+    "headboth-multi-en-a0": "headboth-a0",
+    "use-multi-en-a0": "use-a0",
+    "headboth-multi-en-a0-lin": "headboth-a0-lin",
+    "use-multi-en-a0-lin": "use-a0-lin",
+}
 
 
 def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True) -> Dict:
@@ -122,19 +160,37 @@ def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True)
 for _name, _body in MULTI_RECIPES.items():
     SETTINGS[_name] = {**multilingual_recipe(LANGS, _body), "eval": LANGS}
 # leave one language out: the recipe on the other four, tested on all of the held-out language
-LOLO_FAMILIES = {"headboth-multi-en": "headboth", "use-multi-en": "use", "headboth-multi-p1": "headboth-p1",
-                 "headboth-multi-en-a0": "headboth-a0", "use-multi-en-a0": "use-a0",
-                 "headboth-multi-en-a0-lin": "headboth-a0-lin", "use-multi-en-a0-lin": "use-a0-lin"}
+LOLO_FAMILIES = {
+    "headboth-multi-en": "headboth",
+    "use-multi-en": "use",
+    "headboth-multi-p1": "headboth-p1",
+    "headboth-multi-en-a0": "headboth-a0",
+    "use-multi-en-a0": "use-a0",
+    "headboth-multi-en-a0-lin": "headboth-a0-lin",
+    "use-multi-en-a0-lin": "use-a0-lin",
+}
 for _lang in LANGS:
     for _body in RECIPE_BODIES:
-        SETTINGS[f"lolo-{_lang}-{_body}"] = {**multilingual_recipe(OTHERS[_lang], _body), "eval": [_lang], "heldout": _lang,
-                                             "test_splits": ["train", "dev", "test"]}
+        SETTINGS[f"lolo-{_lang}-{_body}"] = {
+            **multilingual_recipe(OTHERS[_lang], _body),
+            "eval": [_lang],
+            "heldout": _lang,
+            "test_splits": ["train", "dev", "test"],
+        }
     if _lang != "en":  # without English there is no English phase: lolo-en-headboth is phase one only
-        SETTINGS[f"lolo-{_lang}-headboth-p1"] = {**multilingual_recipe(OTHERS[_lang], "headboth", english_phase=False), "eval": [_lang],
-                                                 "heldout": _lang, "test_splits": ["train", "dev", "test"]}
+        SETTINGS[f"lolo-{_lang}-headboth-p1"] = {
+            **multilingual_recipe(OTHERS[_lang], "headboth", english_phase=False),
+            "eval": [_lang],
+            "heldout": _lang,
+            "test_splits": ["train", "dev", "test"],
+        }
 # before issue 22: the English-only packaged recipe on every labelled article of the languages it never saw
-SETTINGS["headboth-en-unseen"] = {"stages": [head(["en"], transformer=FRAMES, body="both")], "eval": OTHERS["en"], "dev": ["en"],
-                                  "test_splits": ["train", "dev", "test"]}
+SETTINGS["headboth-en-unseen"] = {
+    "stages": [head(["en"], transformer=FRAMES, body="both")],
+    "eval": OTHERS["en"],
+    "dev": ["en"],
+    "test_splits": ["train", "dev", "test"],
+}
 
 
 def lolo_setting(family: str, lang: str) -> str:
@@ -143,6 +199,8 @@ def lolo_setting(family: str, lang: str) -> str:
     if suffix == "headboth-p1" and lang == "en":
         suffix = "headboth"
     return f"lolo-{lang}-{suffix}"
+
+
 # ../shared/BASELINES.md's multilingual zero-shot floor (frozen USE + LR on the other four
 # languages, one threshold 0.3, every labelled article of the held-out one), as quoted
 # there; `media_baselines.py --only lolo` re-measures it (baselines.json: "lolo")
@@ -173,12 +231,19 @@ def with_encoder(spec: Dict, transformer: str) -> Dict:
     else changed (issue 26: a component re-trained on a mid-tuned encoder). Only for
     settings whose head stages read `BASE` (or the previous stage's model); an end-to-end
     stage starts from the previous stage's model, which then holds the swapped body."""
-    other = [stage["transformer"] for stage in spec["stages"] if stage["kind"] == "head" and stage["body"] != "use"
-             and stage["transformer"] not in (BASE, "previous")]
+    other = [
+        stage["transformer"]
+        for stage in spec["stages"]
+        if stage["kind"] == "head" and stage["body"] != "use" and stage["transformer"] not in (BASE, "previous")
+    ]
     if other or spec["stages"][0]["kind"] == "e2e":
-        raise ValueError(f"--transformer swaps {BASE} in head stages; this setting's stages read {', '.join(other) or 'it end to end first'}")
-    stages = [{**stage, "transformer": transformer} if stage["kind"] == "head" and stage["transformer"] == BASE else stage
-              for stage in spec["stages"]]
+        raise ValueError(
+            f"--transformer swaps {BASE} in head stages; this setting's stages read {', '.join(other) or 'it end to end first'}"
+        )
+    stages = [
+        {**stage, "transformer": transformer} if stage["kind"] == "head" and stage["transformer"] == BASE else stage
+        for stage in spec["stages"]
+    ]
     return {**spec, "stages": stages}
 
 
@@ -208,12 +273,26 @@ def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> 
     missing are encoded in one process (one pipeline load), then split per language."""
     name = transformer.replace("/", "_")
     paths = {lang: WORK / "cache" / f"{name}__{lang}.msgpack" for lang in langs}
-    stale = [lang for lang, path in paths.items()
-             if not path.exists() or Path(ROOT / transformer).stat().st_mtime > path.stat().st_mtime]
+    stale = [
+        lang
+        for lang, path in paths.items()
+        if not path.exists() or Path(ROOT / transformer).stat().st_mtime > path.stat().st_mtime
+    ]
     if stale:
         pending = WORK / "cache" / f"{name}__pending.msgpack"
-        timings[f"cache {name} {'-'.join(stale)}"] = sh([sys.executable, "-m", "spacy_frames", "media-cache-body", transformer,
-                                                          *corpus(stale, "train"), "-o", str(pending)], log)
+        timings[f"cache {name} {'-'.join(stale)}"] = sh(
+            [
+                sys.executable,
+                "-m",
+                "spacy_frames",
+                "media-cache-body",
+                transformer,
+                *corpus(stale, "train"),
+                "-o",
+                str(pending),
+            ],
+            log,
+        )
         vectors = srsly.read_msgpack(pending)
         for lang in stale:  # keys are "<lang>/<article id>" (corpora.media_cache.article_key)
             srsly.write_msgpack(paths[lang], {k: v for k, v in vectors.items() if k.split("/", 1)[0] == lang})
@@ -228,27 +307,52 @@ def body_cache(transformer: str, langs: List[str], log: Path, timings: Dict) -> 
     return str(path.relative_to(ROOT))
 
 
-def stage_command(stage: Dict, out: Path, previous: Optional[str], dev: List[str], seed: int, configs: str, log: Path, timings: Dict) -> List[str]:
+def stage_command(
+    stage: Dict, out: Path, previous: Optional[str], dev: List[str], seed: int, configs: str, log: Path, timings: Dict
+) -> List[str]:
     train = json.dumps(corpus(stage["langs"], "train"))
-    common = ["--paths.train", train, "--paths.dev", json.dumps(corpus(dev, "dev")), "--system.seed", str(seed),
-              "--training.max_steps", str(stage["steps"]), "--training.eval_frequency", str(stage["steps"])]
+    common = [
+        "--paths.train",
+        train,
+        "--paths.dev",
+        json.dumps(corpus(dev, "dev")),
+        "--system.seed",
+        str(seed),
+        "--training.max_steps",
+        str(stage["steps"]),
+        "--training.eval_frequency",
+        str(stage["steps"]),
+    ]
     if previous:
         common += ["--paths.media_init", previous]
     if stage["kind"] == "e2e":
         config = f"{configs}/media_framer.cfg"
         transformer = previous or BASE
-        extra = ["--paths.transformer", transformer, "--components.media_framer.contrastive_weight", str(stage["alpha"]),
-                 "--corpora.train.max_tokens", str(stage["max_tokens"])]
+        extra = [
+            "--paths.transformer",
+            transformer,
+            "--components.media_framer.contrastive_weight",
+            str(stage["alpha"]),
+            "--corpora.train.max_tokens",
+            str(stage["max_tokens"]),
+        ]
         if not stage["sampler"]:
             extra += ["--training.batcher.min_positives", "0"]  # plain batches of the shuffled articles
         return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
     transformer = previous if stage["transformer"] == "previous" else stage["transformer"]
-    config = f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
+    config = (
+        f"{configs}/" + {"minilm": "media_head.cfg", "use": "media_use.cfg", "both": "media_both.cfg"}[stage["body"]]
+    )
     extra = [] if stage.get("alpha") is None else ["--components.media_framer.contrastive_weight", str(stage["alpha"])]
     if stage.get("hidden_width") is not None:
         extra += ["--components.media_framer.model.hidden_width", str(stage["hidden_width"])]
     if stage["body"] != "use":
-        extra += ["--paths.transformer", transformer, "--paths.body_cache", body_cache(transformer, stage["langs"], log, timings)]
+        extra += [
+            "--paths.transformer",
+            transformer,
+            "--paths.body_cache",
+            body_cache(transformer, stage["langs"], log, timings),
+        ]
     return [sys.executable, "-m", "spacy", "train", config, "--output", str(out), *common, *extra]
 
 
@@ -266,11 +370,20 @@ def run_cli(
     force: bool = typer.Option(False, "--force", help="Rerun even if the run's JSON exists"),
     export: Optional[Path] = typer.Option(None, "--export", help="Copy the final (threshold-tuned) pipeline here"),
     configs: str = typer.Option("configs", "--configs", help="Directory of the media_*.cfg configs"),
-    rescore: bool = typer.Option(False, "--rescore", help="Keep a cached run's model: only re-tune thresholds and re-score"),
-    test_langs: Optional[str] = typer.Option(None, "--test-langs", help="Score test on these of the setting's languages only "
-                                             "(comma-separated); the run is then <setting>@test-<langs>"),
-    transformer: Optional[str] = typer.Option(None, "--transformer", help=f"A transformer pipeline in place of {BASE} "
-                                              "(the MiniLM body), e.g. a mid-tuned encoder's; needs --tag"),
+    rescore: bool = typer.Option(
+        False, "--rescore", help="Keep a cached run's model: only re-tune thresholds and re-score"
+    ),
+    test_langs: Optional[str] = typer.Option(
+        None,
+        "--test-langs",
+        help="Score test on these of the setting's languages only "
+        "(comma-separated); the run is then <setting>@test-<langs>",
+    ),
+    transformer: Optional[str] = typer.Option(
+        None,
+        "--transformer",
+        help=f"A transformer pipeline in place of {BASE} (the MiniLM body), e.g. a mid-tuned encoder's; needs --tag",
+    ),
     tag: str = typer.Option("", "--tag", help="Suffix of the run name: <setting>@<tag>"),
 ):
     """Train one setting's stages, tune thresholds on dev, score dev and test."""
@@ -283,7 +396,7 @@ def run_cli(
         try:
             spec = restrict_eval(spec, test_langs.split(","))
         except ValueError as err:
-            raise typer.BadParameter(str(err))
+            raise typer.BadParameter(str(err)) from err
         name = f"{setting}@test-{'-'.join(spec['eval'])}"
     if transformer:
         if not tag:
@@ -293,7 +406,7 @@ def run_cli(
         try:
             spec = with_encoder(spec, transformer)
         except ValueError as err:
-            raise typer.BadParameter(str(err))
+            raise typer.BadParameter(str(err)) from err
     name = f"{name}@{tag}" if tag else name
     name = name if seed == 0 else f"{name}_seed{seed}"
     out_json = RUNS / f"{name}.json"
@@ -313,19 +426,46 @@ def run_cli(
         previous = cached["model"]
     for k, stage in enumerate([] if rescore else spec["stages"]):
         out = work / f"stage{k}_{stage['kind']}"
-        timings[f"stage{k} {stage['kind']} {'-'.join(stage['langs'])}"] = sh(stage_command(stage, out, previous, dev, seed, configs, log, timings), log)
+        timings[f"stage{k} {stage['kind']} {'-'.join(stage['langs'])}"] = sh(
+            stage_command(stage, out, previous, dev, seed, configs, log, timings), log
+        )
         previous = str((out / "model-last").relative_to(ROOT))
-    timings["thresholds"] = sh([sys.executable, "-m", "spacy_frames", "media-thresholds", previous, *corpus(dev, "dev")], log)
+    timings["thresholds"] = sh(
+        [sys.executable, "-m", "spacy_frames", "media-thresholds", previous, *corpus(dev, "dev")], log
+    )
     scores = {}
     for split in ("dev", "test"):
         path = work / f"scores_{split}.json"
-        sh([sys.executable, "-m", "spacy_frames", "evaluate-media", previous, *(test_corpus(spec) if split == "test" else corpus(dev, "dev")),
-            "-o", str(path)], log)
+        sh(
+            [
+                sys.executable,
+                "-m",
+                "spacy_frames",
+                "evaluate-media",
+                previous,
+                *(test_corpus(spec) if split == "test" else corpus(dev, "dev")),
+                "-o",
+                str(path),
+            ],
+            log,
+        )
         scores[split] = srsly.read_json(path)
     timings["training_total"] = round(sum(v for k, v in timings.items() if k.startswith(("stage", "cache"))), 1)
-    write_json(out_json, {"setting": setting, "seed": seed, "stages": spec["stages"], "model": previous, "scores": scores,
-                                "dev_langs": dev, "test_corpus": [str(Path(p).relative_to(ROOT)) for p in test_corpus(spec)],
-                          "threshold_tuning": threshold_tuning(previous), "timings_s": timings}, writer="srsly")
+    write_json(
+        out_json,
+        {
+            "setting": setting,
+            "seed": seed,
+            "stages": spec["stages"],
+            "model": previous,
+            "scores": scores,
+            "dev_langs": dev,
+            "test_corpus": [str(Path(p).relative_to(ROOT)) for p in test_corpus(spec)],
+            "threshold_tuning": threshold_tuning(previous),
+            "timings_s": timings,
+        },
+        writer="srsly",
+    )
     if export is not None:
         shutil.rmtree(export, ignore_errors=True)
         shutil.copytree(ROOT / previous, export)
@@ -333,9 +473,23 @@ def run_cli(
 
 
 @app.command("grid")
-def grid_cli(settings: str = typer.Option(..., "--settings", help="Comma-separated settings"), seed: int = typer.Option(0, "--seed")):
+def grid_cli(
+    settings: str = typer.Option(..., "--settings", help="Comma-separated settings"),
+    seed: int = typer.Option(0, "--seed"),
+):
     """Several settings in turn (each skipped when cached)."""
-    run_grid(run_cli, settings.split(","), [seed], force=False, export=None, configs="configs", rescore=False, test_langs=None, transformer=None, tag="")
+    run_grid(
+        run_cli,
+        settings.split(","),
+        [seed],
+        force=False,
+        export=None,
+        configs="configs",
+        rescore=False,
+        test_langs=None,
+        transformer=None,
+        tag="",
+    )
 
 
 def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:
@@ -343,27 +497,49 @@ def lolo_summary(runs: Dict[str, Dict], baselines: Optional[Dict]) -> Dict:
     and their mean (over the languages run), beside the USE + LR floor; the packaged
     multilingual recipes' test scores per language."""
     floor = (baselines or {}).get("lolo", {}).get("use_lr")
-    out = {"test": "every labelled article (train + dev + test splits) of the held-out language",
-           "baseline_use_lr_baselines_md": BASELINES_MD_LOLO, "baseline_use_lr_remeasured": floor, "recipes": {}}
+    out = {
+        "test": "every labelled article (train + dev + test splits) of the held-out language",
+        "baseline_use_lr_baselines_md": BASELINES_MD_LOLO,
+        "baseline_use_lr_remeasured": floor,
+        "recipes": {},
+    }
     for family in LOLO_FAMILIES:
         rows = {}
         for lang in LANGS:
             name = lolo_setting(family, lang)
             if name in runs:
                 test = runs[name]["scores"]["test"][lang]
-                rows[lang] = {"micro_f1": test["micro_f1"], "macro_f1": test["macro_f1"], "n": test["n"], "setting": name,
-                              "trained_on": sorted({x for st in runs[name]["stages"] for x in st["langs"]}),
-                              "thresholds_tuned_on": runs[name].get("dev_langs"), "training_s": runs[name]["timings_s"]["training_total"]}
+                rows[lang] = {
+                    "micro_f1": test["micro_f1"],
+                    "macro_f1": test["macro_f1"],
+                    "n": test["n"],
+                    "setting": name,
+                    "trained_on": sorted({x for st in runs[name]["stages"] for x in st["langs"]}),
+                    "thresholds_tuned_on": runs[name].get("dev_langs"),
+                    "training_s": runs[name]["timings_s"]["training_total"],
+                }
         if rows:
             mean = {m: round(sum(r[m] for r in rows.values()) / len(rows), 4) for m in ("micro_f1", "macro_f1")}
-            out["recipes"][family] = {**rows, "mean": mean, "n_languages": len(rows),
-                                      "bar_mean_micro_0.60": (mean["micro_f1"] >= 0.60) if len(rows) == len(LANGS) else None}
+            out["recipes"][family] = {
+                **rows,
+                "mean": mean,
+                "n_languages": len(rows),
+                "bar_mean_micro_0.60": (mean["micro_f1"] >= 0.60) if len(rows) == len(LANGS) else None,
+            }
     for name in (*MULTI_RECIPES, "headboth-en-unseen"):
         if name in runs:
             out.setdefault("trained_on_all", {})[name] = {
-                "test": {lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")} for lang, s in runs[name]["scores"]["test"].items()},
-                "dev": {lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")} for lang, s in runs[name]["scores"]["dev"].items()},
-                "training_s": runs[name]["timings_s"]["training_total"], "threshold_tuning": runs[name].get("threshold_tuning")}
+                "test": {
+                    lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")}
+                    for lang, s in runs[name]["scores"]["test"].items()
+                },
+                "dev": {
+                    lang: {m: s[m] for m in ("micro_f1", "macro_f1", "n")}
+                    for lang, s in runs[name]["scores"]["dev"].items()
+                },
+                "training_s": runs[name]["timings_s"]["training_total"],
+                "threshold_tuning": runs[name].get("threshold_tuning"),
+            }
     return out
 
 
@@ -376,22 +552,48 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "media_framer.js
             run["threshold_tuning"] = threshold_tuning(run["model"])
             write_json(RUNS / f"{name}.json", run, writer="srsly")
     baselines_path = ROOT / "metrics" / "media_framer" / "baselines.json"
-    summary = {"runs": {name: {"test": run["scores"]["test"], "dev": run["scores"]["dev"], "threshold_tuning": run.get("threshold_tuning"),
-                               "timings_s": run["timings_s"]} for name, run in runs.items()},
-               "baselines": srsly.read_json(baselines_path) if baselines_path.exists() else None}
+    summary = {
+        "runs": {
+            name: {
+                "test": run["scores"]["test"],
+                "dev": run["scores"]["dev"],
+                "threshold_tuning": run.get("threshold_tuning"),
+                "timings_s": run["timings_s"],
+            }
+            for name, run in runs.items()
+        },
+        "baselines": srsly.read_json(baselines_path) if baselines_path.exists() else None,
+    }
     zero_shot = {}
     for body in ("minilm", "use", "both"):
-        per_lang = {lang: runs[f"zs-{lang}-{body}"]["scores"]["test"][lang] for lang in ("fr", "ge", "it", "po") if f"zs-{lang}-{body}" in runs}
+        per_lang = {
+            lang: runs[f"zs-{lang}-{body}"]["scores"]["test"][lang]
+            for lang in ("fr", "ge", "it", "po")
+            if f"zs-{lang}-{body}" in runs
+        }
         if per_lang:
-            zero_shot[body] = {**{k: {"micro_f1": v["micro_f1"], "macro_f1": v["macro_f1"]} for k, v in per_lang.items()},
-                               "mean": {m: round(sum(v[m] for v in per_lang.values()) / len(per_lang), 4) for m in ("micro_f1", "macro_f1")},
-                               "n_languages": len(per_lang)}
+            zero_shot[body] = {
+                **{k: {"micro_f1": v["micro_f1"], "macro_f1": v["macro_f1"]} for k, v in per_lang.items()},
+                "mean": {
+                    m: round(sum(v[m] for v in per_lang.values()) / len(per_lang), 4) for m in ("micro_f1", "macro_f1")
+                },
+                "n_languages": len(per_lang),
+            }
     summary["zero_shot"] = zero_shot
     summary["leave_one_language_out"] = lolo_summary(runs, summary["baselines"])
     summary["ablation"] = [
-        {"row": label, "setting": name, "training_s": runs[name]["timings_s"]["training_total"],
-         **{f"{split}_{m}": runs[name]["scores"][split]["en"][m] for split in ("dev", "test") for m in ("micro_f1", "macro_f1")}}
-        for label, name in ABLATION if name in runs
+        {
+            "row": label,
+            "setting": name,
+            "training_s": runs[name]["timings_s"]["training_total"],
+            **{
+                f"{split}_{m}": runs[name]["scores"][split]["en"][m]
+                for split in ("dev", "test")
+                for m in ("micro_f1", "macro_f1")
+            },
+        }
+        for label, name in ABLATION
+        if name in runs
     ]
     write_json(output, summary, writer="srsly")
     typer.echo(f"{len(runs)} runs -> {output}")

@@ -13,6 +13,7 @@ protocol, `media_baselines.lolo_scores`; nothing tuned). Systems: logistic regre
 dropout; a linear layer (AdamW 1e-2) at 300 / 1,000 steps. The USE vectors are the
 baselines' cache (training/media_baselines_cache), embedded where missing.
 """
+
 import sys
 from pathlib import Path
 from typing import Callable, Dict
@@ -34,7 +35,9 @@ def train_torch(model, X: numpy.ndarray, y: numpy.ndarray, steps: int, lr: float
     rng = numpy.random.default_rng(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     warmup = 30
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min((t + 1) / warmup, max(0.0, (steps - t) / (steps - warmup))))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda t: min((t + 1) / warmup, max(0.0, (steps - t) / (steps - warmup)))
+    )
     Xt, yt = torch.tensor(X, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
     order: list = []
     for _ in range(steps):
@@ -62,7 +65,9 @@ def systems(seed: int = 0) -> Dict[str, Callable]:
 
     def head(dropout: float):
         torch.manual_seed(seed)
-        return nn.Sequential(nn.Linear(512, 256), nn.Linear(256, 256), nn.ReLU(), nn.Dropout(dropout), nn.Linear(256, 14))
+        return nn.Sequential(
+            nn.Linear(512, 256), nn.Linear(256, 256), nn.ReLU(), nn.Dropout(dropout), nn.Linear(256, 14)
+        )
 
     def linear():
         torch.manual_seed(seed)
@@ -76,8 +81,10 @@ def systems(seed: int = 0) -> Dict[str, Callable]:
     return out
 
 
-def main(output: Path = typer.Argument(ROOT / "metrics" / "media_framer" / "head_probe.json"),
-         corpus: Path = typer.Option(ROOT / "corpus" / "media_frames", "--corpus")):
+def main(
+    output: Path = typer.Argument(ROOT / "metrics" / "media_framer" / "head_probe.json"),
+    corpus: Path = typer.Option(ROOT / "corpus" / "media_frames", "--corpus"),
+):
     import torch
 
     from spacy_frames.corpora.media_frames import LANGUAGES
@@ -100,8 +107,14 @@ def main(output: Path = typer.Argument(ROOT / "metrics" / "media_framer" / "head
         per_lang["mean"] = round(float(numpy.mean([per_lang[l] for l in LANGUAGES])), 4)
         result[name] = per_lang
         typer.echo(f"{name}: {per_lang}")
-    write_json(output, {"protocol": "train: the other four languages' train splits; test: every labelled article of the held-out one; "
-                                    f"micro-F1 at one threshold {mb.LOLO_THRESHOLD}; USE v3 vectors", "micro_f1": result})
+    write_json(
+        output,
+        {
+            "protocol": "train: the other four languages' train splits; test: every labelled article of the held-out one; "
+            f"micro-F1 at one threshold {mb.LOLO_THRESHOLD}; USE v3 vectors",
+            "micro_f1": result,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ INPUT.json: {"encoder": dir, "train"/"dev"/"test": {"texts": [...], "labels": [[
 OUTPUT.json: {"dev_scores", "test_scores"} (predict_proba, one column per frame),
 "timings_s" and "versions". Thresholds are tuned by the caller on the dev scores.
 """
+
 import json
 import os
 import sys
@@ -36,17 +37,32 @@ def main(input_path: str, output_path: str) -> None:
     model.model_body.max_seq_length = settings["max_length"]  # articles: their first wordpieces only
     train = Dataset.from_dict({"text": data["train"]["texts"], "label": data["train"]["labels"]})
     args = TrainingArguments(
-        batch_size=settings["batch_size"], num_epochs=1, num_iterations=settings["num_iterations"],
-        max_steps=settings["max_steps"], seed=settings["seed"], max_length=settings["max_length"],
-        report_to="none", show_progress_bar=True, save_strategy="no", logging_strategy="no",
+        batch_size=settings["batch_size"],
+        num_epochs=1,
+        num_iterations=settings["num_iterations"],
+        max_steps=settings["max_steps"],
+        seed=settings["seed"],
+        max_length=settings["max_length"],
+        report_to="none",
+        show_progress_bar=True,
+        save_strategy="no",
+        logging_strategy="no",
         output_dir=os.path.join(os.path.dirname(os.path.abspath(output_path)), "checkpoints"),  # not the cwd
     )
     Trainer(model=model, args=args, train_dataset=train).train()  # contrastive body, then the LR head
     trained = time.time()
-    scores = {f"{split}_scores": numpy.asarray(model.predict_proba(data[split]["texts"], as_numpy=True), dtype=float).tolist()
-              for split in ("dev", "test")}
-    json.dump({**scores, "timings_s": {"train": round(trained - start, 1), "predict": round(time.time() - trained, 1)},
-               "versions": {"setfit": setfit.__version__, "torch": torch.__version__}}, open(output_path, "w"))
+    scores = {
+        f"{split}_scores": numpy.asarray(model.predict_proba(data[split]["texts"], as_numpy=True), dtype=float).tolist()
+        for split in ("dev", "test")
+    }
+    json.dump(
+        {
+            **scores,
+            "timings_s": {"train": round(trained - start, 1), "predict": round(time.time() - trained, 1)},
+            "versions": {"setfit": setfit.__version__, "torch": torch.__version__},
+        },
+        open(output_path, "w"),
+    )
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ metrics/midtune/encoders/<name>.json, marked with the device it trained on.
 Anyone with a GPU and the project installed gets the same run from
 `python scripts/midtune_experiment.py encoder NAME --gpu-id 0`.
 """
+
 import gzip
 import importlib.util
 import json
@@ -79,7 +80,9 @@ def quantize_delta(trained: Dict[str, numpy.ndarray], base: Dict[str, numpy.ndar
     largest absolute change / 127): the rounding error is at most half a step of its row."""
     out = {}
     for name, value in trained.items():
-        delta = (value.astype("float32") - base[name].astype("float32")).reshape(value.shape[0] if value.ndim > 1 else 1, -1)
+        delta = (value.astype("float32") - base[name].astype("float32")).reshape(
+            value.shape[0] if value.ndim > 1 else 1, -1
+        )
         scale = numpy.abs(delta).max(axis=1, keepdims=True) / 127.0
         scale[scale == 0] = 1.0
         out[f"{name}::q"] = numpy.round(delta / scale).astype("int8")
@@ -141,7 +144,10 @@ def pack_cli(
     base_dir = out / "base"
     base_dir.mkdir(exist_ok=True)
     weights = load_file(str(ROOT / BASE_ENCODER / "model.safetensors"))
-    save_file({k: v.astype("float16") if v.dtype == numpy.float32 else v for k, v in weights.items()}, str(base_dir / "model.safetensors"))
+    save_file(
+        {k: v.astype("float16") if v.dtype == numpy.float32 else v for k, v in weights.items()},
+        str(base_dir / "model.safetensors"),
+    )
     for file in ENCODER_FILES:
         shutil.copy(ROOT / BASE_ENCODER / file, base_dir / file)
 
@@ -176,13 +182,20 @@ def train_cli(
     for name in names:
         if not (cache / f"{name}.json").exists():
             s = dict(settings[name], **({"max_steps": max_steps} if max_steps else {}))
-            with gzip.open(pack / f"examples_{s['form']}_seed{s['seed']}_held{s['held_out']}.json.gz", "rt", encoding="utf8") as file:
+            with gzip.open(
+                pack / f"examples_{s['form']}_seed{s['seed']}_held{s['held_out']}.json.gz", "rt", encoding="utf8"
+            ) as file:
                 data = json.load(file)
             examples = [(a, b, list(c)) for a, b, c in data["examples"]]
             held = [(a, b, list(c)) for a, b, c in data["held"]]
             e1, _, losses, measured = loop.train_pair_encoders(
-                examples, held, str(pack / "base"), s, torch_loss_step(s["objective"], s["margin"]), device,
-                log=lambda line: print(f"[{name}] {line}", flush=True),
+                examples,
+                held,
+                str(pack / "base"),
+                s,
+                torch_loss_step(s["objective"], s["margin"]),
+                device,
+                log=lambda line, name=name: print(f"[{name}] {line}", flush=True),
             )
             if base is None:
                 base = model_arrays(loop.Encoder(str(pack / "base"), 8, "cpu").model)
@@ -190,11 +203,21 @@ def train_cli(
             # two files, each under the 16 MiB a returned file may hold: the word embeddings, the rest
             for part, keys in split_parts(packed).items():
                 numpy.savez_compressed(cache / f"{name}.{part}.npz", **{k: packed[k] for k in keys})
-            summary = {"form": s["form"], "objective": s["objective"], "seed": s["seed"], "steps": s["max_steps"],
-                       "batch_size": s["batch_size"], "sentences": data["sentences"], "examples": len(examples),
-                       "negatives_per_example": 1, **measured,
-                       "device": torch.cuda.get_device_name() if device.startswith("cuda") else device,
-                       "torch": torch.__version__, "config": {k: v for k, v in s.items() if k != "margin"}, "losses": losses}
+            summary = {
+                "form": s["form"],
+                "objective": s["objective"],
+                "seed": s["seed"],
+                "steps": s["max_steps"],
+                "batch_size": s["batch_size"],
+                "sentences": data["sentences"],
+                "examples": len(examples),
+                "negatives_per_example": 1,
+                **measured,
+                "device": torch.cuda.get_device_name() if device.startswith("cuda") else device,
+                "torch": torch.__version__,
+                "config": {k: v for k, v in s.items() if k != "margin"},
+                "losses": losses,
+            }
             summary["held_out"] = {"sentences": data["held_sentences"], **measured["held_out"]}
             (cache / f"{name}.json").write_text(json.dumps(summary))
             del e1
@@ -210,9 +233,13 @@ def train_cli(
 def unpack_cli(
     names: List[str] = typer.Argument(...),
     src: Path = typer.Option(..., "--src", help="The folder `train --out` filled"),
-    base_encoder: Optional[Path] = typer.Option(None, "--base", help="The float32 base encoder (default: the project's)"),
+    base_encoder: Optional[Path] = typer.Option(
+        None, "--base", help="The float32 base encoder (default: the project's)"
+    ),
     work: Optional[Path] = typer.Option(None, "--work", help="Where <name>/encoder goes (default: training/midtune)"),
-    metrics: Optional[Path] = typer.Option(None, "--metrics", help="Where <name>.json goes (default: metrics/midtune/encoders)"),
+    metrics: Optional[Path] = typer.Option(
+        None, "--metrics", help="Where <name>.json goes (default: metrics/midtune/encoders)"
+    ),
 ):
     """Here: E1 = base + deltas saved as training/midtune/<name>/encoder, its summary in
     metrics/midtune/encoders/<name>.json (losses in training/midtune/<name>/losses.json); the
@@ -253,7 +280,9 @@ def unpack_cli(
         AutoTokenizer.from_pretrained(str(base_encoder)).save_pretrained(target)
         (work / name / "losses.json").write_text(json.dumps([round(x, 5) for x in summary.pop("losses")]))
         summary["encoder"] = str(target.relative_to(ROOT)) if target.is_relative_to(ROOT) else str(target)
-        summary["weights"] = "trained on the device named, returned as int8 per-row deltas from the float16-stored base (scripts/midtune_device.py)"
+        summary["weights"] = (
+            "trained on the device named, returned as int8 per-row deltas from the float16-stored base (scripts/midtune_device.py)"
+        )
         write_json(metrics / f"{name}.json", summary)
         typer.echo(f"{name}: {target}")
 

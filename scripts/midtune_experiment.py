@@ -22,6 +22,7 @@ scripts' own untagged runs of the same setting. Every step is skipped when its f
 exists (--force re-runs), so the table is built over several sessions; `report` pairs
 every E1 run with its base run and lists what is still missing.
 """
+
 import json
 import re
 import subprocess
@@ -46,29 +47,62 @@ FORMS, OBJECTIVES = ("framenet", "dependency", "frames"), ("triplet", "classific
 # the base encoder writes (E1's adds @mt-<name> to the setting), and the scores compared
 COMPONENTS: Dict[str, Dict] = {
     # frame_inducer: Table 3's vanilla step (the untrained encoder's embeddings) on rotation k
-    "inducer": {"script": "scripts/frame_induction_experiment.py", "runs": ROOT / "metrics" / "frame_inducer" / "runs",
-                "run": "vanilla{tag}_fold{fold}", "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
+    "inducer": {
+        "script": "scripts/frame_induction_experiment.py",
+        "runs": ROOT / "metrics" / "frame_inducer" / "runs",
+        "run": "vanilla{tag}_fold{fold}",
+        "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"],
+    },
     # discourse_sense: what the main job trains (packaged-ce: 4 epochs of multi-task CE)
-    "discourse": {"script": "scripts/discourse_experiment.py", "runs": ROOT / "metrics" / "discourse_sense" / "runs",
-                  "run": "packaged-ce{tag}_seed{seed}", "scores": ["gdtb_dev.l2.acc", "gdtb_dev.l2.macro_f1", "gdtb_test.l2.acc", "gdtb_test.l2.macro_f1", "discogem_test.l2.acc"]},
+    "discourse": {
+        "script": "scripts/discourse_experiment.py",
+        "runs": ROOT / "metrics" / "discourse_sense" / "runs",
+        "run": "packaged-ce{tag}_seed{seed}",
+        "scores": [
+            "gdtb_dev.l2.acc",
+            "gdtb_dev.l2.macro_f1",
+            "gdtb_test.l2.acc",
+            "gdtb_test.l2.macro_f1",
+            "discogem_test.l2.acc",
+        ],
+    },
     # frame_inducer's shipped loss (triplet, margin 0.1), Table 3's fine-tuning step of an own
     # encoder copy on rotation k; the committed triplet_fold0 is older code, so the base
     # encoder is re-run today under the tag mt-base
-    "inducer-triplet": {"script": "scripts/frame_induction_experiment.py", "runs": ROOT / "metrics" / "frame_inducer" / "runs",
-                        "run": "triplet{tag}_fold{fold}", "base_tag": "mt-base",
-                        "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"]},
+    "inducer-triplet": {
+        "script": "scripts/frame_induction_experiment.py",
+        "runs": ROOT / "metrics" / "frame_inducer" / "runs",
+        "run": "triplet{tag}_fold{fold}",
+        "base_tag": "mt-base",
+        "scores": ["two-step.bcf", "two-step.pif", "ranking_recall.all", "ranking_recall.same", "ranking_recall.diff"],
+    },
     # media_framer: a head on the frozen MiniLM body (English, mCPT's head stage), the body's
     # transformer swapped (seed 0 unsuffixed, others _seed<n>, as media_experiment names
     # them); the packaged recipe reads frame_identifier's transformer instead.
     # The committed frozen-en is older code: the base encoder is re-run under the tag mt-base
-    "media": {"script": "scripts/media_experiment.py", "runs": ROOT / "metrics" / "media_framer" / "runs", "run": "frozen-en{tag}{seed}",
-              "base_tag": "mt-base", "seed_suffix": True,
-              "scores": ["scores.dev.all.micro_f1", "scores.dev.all.macro_f1", "scores.test.all.micro_f1", "scores.test.all.macro_f1"]},
+    "media": {
+        "script": "scripts/media_experiment.py",
+        "runs": ROOT / "metrics" / "media_framer" / "runs",
+        "run": "frozen-en{tag}{seed}",
+        "base_tag": "mt-base",
+        "seed_suffix": True,
+        "scores": [
+            "scores.dev.all.micro_f1",
+            "scores.dev.all.macro_f1",
+            "scores.test.all.micro_f1",
+            "scores.test.all.macro_f1",
+        ],
+    },
     # frame_identifier + frame_elements: the main job's stages 1 and 2 (frame_elements inside
     # stage 2) and frame_elements' dev sweep, run here (`run_frames`); the base encoder's run is
     # the main job's own frame parser
-    "frames": {"script": None, "runs": OUT / "frames", "run": "frames{tag}", "base_tag": "mt-base",
-               "scores": ["scores.frame_overall", "scores.frame_acc", "scores.frame_r1", "scores.fe_f_tuned"]},
+    "frames": {
+        "script": None,
+        "runs": OUT / "frames",
+        "run": "frames{tag}",
+        "base_tag": "mt-base",
+        "scores": ["scores.frame_overall", "scores.frame_acc", "scores.frame_r1", "scores.fe_f_tuned"],
+    },
 }
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
@@ -79,7 +113,9 @@ def parse_name(name: str):
     parts = name.split("-")
     steps = int(parts.pop()) if len(parts) == 3 and parts[2].isdigit() and int(parts[2]) > 0 else 0
     if len(parts) != 2 or parts[0] not in FORMS or parts[1] not in OBJECTIVES:
-        raise typer.BadParameter(f"encoder {name!r}: <form>-<objective>[-<steps>], form one of {FORMS}, objective one of {OBJECTIVES}")
+        raise typer.BadParameter(
+            f"encoder {name!r}: <form>-<objective>[-<steps>], form one of {FORMS}, objective one of {OBJECTIVES}"
+        )
     return parts[0], parts[1], steps
 
 
@@ -89,7 +125,7 @@ def check_name(name: str, base_ok: bool = True) -> None:
     try:
         parse_name(name)
     except typer.BadParameter as err:
-        raise typer.BadParameter(str(err) + (f", or {BASE!r}" if base_ok else ""))
+        raise typer.BadParameter(str(err) + (f", or {BASE!r}" if base_ok else "")) from err
 
 
 def encoder_dir(name: str) -> Path:
@@ -103,9 +139,23 @@ def transformer_pipeline(name: str) -> Path:
     out = WORK / name / "transformer"
     if not out.exists():
         if not encoder_dir(name).exists():
-            raise typer.BadParameter(f"no encoder {encoder_dir(name)}: run `midtune_experiment.py encoder {name}` first")
-        subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "transformer.cfg"), str(out),
-                        "--paths.encoder", str(encoder_dir(name))], check=True, cwd=ROOT)
+            raise typer.BadParameter(
+                f"no encoder {encoder_dir(name)}: run `midtune_experiment.py encoder {name}` first"
+            )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spacy",
+                "assemble",
+                str(ROOT / "configs" / "transformer.cfg"),
+                str(out),
+                "--paths.encoder",
+                str(encoder_dir(name)),
+            ],
+            check=True,
+            cwd=ROOT,
+        )
     return out
 
 
@@ -117,7 +167,9 @@ def midtune_config(name: str, steps: int = 0):
 
     form, objective, name_steps = parse_name(name)
     steps = steps or name_steps
-    config = spacy.util.load_config(ROOT / "configs" / "midtune.cfg", overrides={"paths.encoder": str(ROOT / BASE_ENCODER)}, interpolate=True)
+    config = spacy.util.load_config(
+        ROOT / "configs" / "midtune.cfg", overrides={"paths.encoder": str(ROOT / BASE_ENCODER)}, interpolate=True
+    )
     config["midtune"]["form"], config["midtune"]["objective"] = form, objective
     if steps:
         config["midtune"]["max_steps"] = steps
@@ -128,7 +180,9 @@ def midtune_config(name: str, steps: int = 0):
 
 @app.command("encoder")
 def encoder_cli(
-    name: str = typer.Argument(..., help="<form>-<objective>[-<steps>], e.g. framenet-triplet or framenet-triplet-1200"),
+    name: str = typer.Argument(
+        ..., help="<form>-<objective>[-<steps>], e.g. framenet-triplet or framenet-triplet-1200"
+    ),
     steps: int = typer.Option(0, "--steps", help="Training steps (0: the name's, else configs/midtune.cfg's)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to train on (-1: CPU)"),
     force: bool = typer.Option(False, "--force"),
@@ -200,7 +254,9 @@ def neighbours_cli(
     settings = {name: midtune_config(name)[0]["midtune"] for name in todo}
     splits = {(int(s["held_out"]), int(s["max_length"])) for s in settings.values()}
     if len(splits) > 1:
-        raise typer.BadParameter(f"the encoders were trained with different held-out splits / lengths {sorted(splits)}: one at a time")
+        raise typer.BadParameter(
+            f"the encoders were trained with different held-out splits / lengths {sorted(splits)}: one at a time"
+        )
     n_held, max_length = splits.pop()
     docs = held_out_docs(n_held)
     frames = [{span.label_ for span in doc.spans.get("frames", [])} for doc in docs]
@@ -216,12 +272,23 @@ def neighbours_cli(
         nn = nearest(vectors)
         shared = [bool(frames[i] & frames[nn[i]]) for i in scored]
         jaccard = [len(frames[i] & frames[nn[i]]) / len(frames[i] | frames[nn[i]]) for i in scored]
-        searched[which] = (nn, {"neighbour_shares_a_frame": round(100.0 * numpy.mean(shared), 2),
-                                "frame_jaccard": round(100.0 * numpy.mean(jaccard), 2)})
+        searched[which] = (
+            nn,
+            {
+                "neighbour_shares_a_frame": round(100.0 * numpy.mean(shared), 2),
+                "frame_jaccard": round(100.0 * numpy.mean(jaccard), 2),
+            },
+        )
     for name in todo:
-        result: Dict = {"encoder": name, "sentences": len(docs), "with_frames": len(scored),
-                        "by_encoder": {which: searched[which][1] for which in (BASE, name)}}
-        result["queries"] = [{"query": texts[i], **{which: texts[searched[which][0][i]] for which in (BASE, name)}} for i in shown]
+        result: Dict = {
+            "encoder": name,
+            "sentences": len(docs),
+            "with_frames": len(scored),
+            "by_encoder": {which: searched[which][1] for which in (BASE, name)},
+        }
+        result["queries"] = [
+            {"query": texts[i], **{which: texts[searched[which][0][i]] for which in (BASE, name)}} for i in shown
+        ]
         write_json(OUT / f"neighbours_{name}.json", result)
         typer.echo(f"{name}: " + json.dumps(result["by_encoder"]))
 
@@ -241,31 +308,79 @@ def run_frames(name: str, tag: str, force: bool) -> None:
     if is_cached(out_json, force):
         return
     if name == BASE:
-        stage2, sweep = ROOT / "training" / "frames_stage2" / "model-best", ROOT / "metrics" / "frame_elements_threshold_dev.json"
+        stage2, sweep = (
+            ROOT / "training" / "frames_stage2" / "model-best",
+            ROOT / "metrics" / "frame_elements_threshold_dev.json",
+        )
         if not stage2.exists() or not sweep.exists():
-            raise typer.BadParameter("the base run is the main job's: run `spacy project run train-frames-stage2 tune-fe-threshold` first")
-        timings = {stage: srsly.read_json(ROOT / "training" / stage / "timing.json")["minutes"]
-                   for stage in ("frames_stage1", "frames_stage2") if (ROOT / "training" / stage / "timing.json").exists()}
-        write_json(out_json, {"encoder": name, "model": str(stage2.relative_to(ROOT)), "scores": frames_scores(stage2, srsly.read_json(sweep)),
-                              "minutes": timings, "source": "the main job's frame parser (train-frames-stage1/2, tune-fe-threshold)"})
+            raise typer.BadParameter(
+                "the base run is the main job's: run `spacy project run train-frames-stage2 tune-fe-threshold` first"
+            )
+        timings = {
+            stage: srsly.read_json(ROOT / "training" / stage / "timing.json")["minutes"]
+            for stage in ("frames_stage1", "frames_stage2")
+            if (ROOT / "training" / stage / "timing.json").exists()
+        }
+        write_json(
+            out_json,
+            {
+                "encoder": name,
+                "model": str(stage2.relative_to(ROOT)),
+                "scores": frames_scores(stage2, srsly.read_json(sweep)),
+                "minutes": timings,
+                "source": "the main job's frame parser (train-frames-stage1/2, tune-fe-threshold)",
+            },
+        )
         return
     work, encoder = WORK / name, encoder_dir(name).relative_to(ROOT)
     transformer = transformer_pipeline(name).relative_to(ROOT)
     timings = {}
     stage1, stage2 = work / "frames_stage1", work / "frames_stage2"
     for stage, cmd in (
-        (stage1, ["configs/frames_stage1.cfg", "--paths.encoder", str(encoder), "--paths.transformer", str(transformer)]),
-        (stage2, ["configs/frames_stage2_fe.cfg", "--paths.encoder", str(encoder), "--paths.stage1", str(stage1 / "model-best")]),
+        (
+            stage1,
+            ["configs/frames_stage1.cfg", "--paths.encoder", str(encoder), "--paths.transformer", str(transformer)],
+        ),
+        (
+            stage2,
+            [
+                "configs/frames_stage2_fe.cfg",
+                "--paths.encoder",
+                str(encoder),
+                "--paths.stage1",
+                str(stage1 / "model-best"),
+            ],
+        ),
     ):
         if force or not finished_training(stage):
             timed_train(ROOT, ROOT / cmd[0], stage, cmd[1:])
         timings[stage.name] = train_timing(stage)["minutes"]
     sweep_path = out_json.with_name(f"{out_json.stem}_fe_threshold_dev.json")
-    subprocess.run([sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(stage2 / "model-best"), "--corpus", "corpus/framenet15/dev.spacy",
-                    "--output", str(sweep_path)], check=True, cwd=ROOT)
-    write_json(out_json, {"encoder": name, "model": str((stage2 / "model-best").relative_to(ROOT)),
-                          "scores": frames_scores(stage2 / "model-best", srsly.read_json(sweep_path)), "minutes": timings,
-                          "source": "configs/frames_stage1.cfg and frames_stage2_fe.cfg on E1 (encoder and transformer), tune-fe-threshold"})
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_frames",
+            "tune-fe-threshold",
+            str(stage2 / "model-best"),
+            "--corpus",
+            "corpus/framenet15/dev.spacy",
+            "--output",
+            str(sweep_path),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    write_json(
+        out_json,
+        {
+            "encoder": name,
+            "model": str((stage2 / "model-best").relative_to(ROOT)),
+            "scores": frames_scores(stage2 / "model-best", srsly.read_json(sweep_path)),
+            "minutes": timings,
+            "source": "configs/frames_stage1.cfg and frames_stage2_fe.cfg on E1 (encoder and transformer), tune-fe-threshold",
+        },
+    )
 
 
 @app.command("run")
@@ -335,8 +450,14 @@ def curve(summary: Dict) -> Dict:
     families: Dict[str, List[Dict]] = {}
     for name, encoder in summary["encoders"].items():
         form, objective, _ = parse_name(name)
-        point = {"encoder": name, "steps": encoder["steps"], "sentences_seen": encoder["steps"] * encoder["batch_size"],
-                 "epochs": round(encoder["steps"] * encoder["batch_size"] / encoder["examples"], 2), "e1": {}, "base": {}}
+        point = {
+            "encoder": name,
+            "steps": encoder["steps"],
+            "sentences_seen": encoder["steps"] * encoder["batch_size"],
+            "epochs": round(encoder["steps"] * encoder["batch_size"] / encoder["examples"], 2),
+            "e1": {},
+            "base": {},
+        }
         point["base"]["held-out form accuracy"] = encoder["held_out"]["form_accuracy_before"]
         point["e1"]["held-out form accuracy"] = encoder["held_out"]["form_accuracy_after"]
         if name in summary["neighbours"]:
@@ -344,7 +465,11 @@ def curve(summary: Dict) -> Dict:
             point["e1"]["neighbour shares a frame"] = summary["neighbours"][name][name]["neighbour_shares_a_frame"]
         for label, component, key in CURVE_MEASURES[2:]:
             rows = summary["components"].get(name, {}).get(component, [])
-            pairs = [(r["scores"][key]["base"], r["scores"][key]["e1"]) for r in rows if r["scores"].get(key, {}).get("delta") is not None]
+            pairs = [
+                (r["scores"][key]["base"], r["scores"][key]["e1"])
+                for r in rows
+                if r["scores"].get(key, {}).get("delta") is not None
+            ]
             if pairs:
                 point["base"][label] = round(float(numpy.mean([b for b, _ in pairs])), 4)
                 point["e1"][label] = round(float(numpy.mean([e for _, e in pairs])), 4)
@@ -368,9 +493,15 @@ def run_names(spec: Dict, name: str) -> List[str]:
 def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json")):
     """metrics/midtune.json: the encoders trained, the neighbour search, and every
     component's E1 run beside its base run (what is missing listed)."""
-    summary: Dict = {"encoders": {p.stem: srsly.read_json(p) for p in sorted((OUT / "encoders").glob("*.json"))},
-                     "neighbours": {p.stem.split("_", 1)[1]: srsly.read_json(p)["by_encoder"] for p in sorted(OUT.glob("neighbours_*.json"))},
-                     "components": {}, "missing": [], "table": []}
+    summary: Dict = {
+        "encoders": {p.stem: srsly.read_json(p) for p in sorted((OUT / "encoders").glob("*.json"))},
+        "neighbours": {
+            p.stem.split("_", 1)[1]: srsly.read_json(p)["by_encoder"] for p in sorted(OUT.glob("neighbours_*.json"))
+        },
+        "components": {},
+        "missing": [],
+        "table": [],
+    }
     for name in summary["encoders"]:
         for component, spec in COMPONENTS.items():
             for run_name in run_names(spec, name):
@@ -384,11 +515,21 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
                 row = {"base_run": base_name, "e1_run": run_name, "scores": {}}
                 for key in spec["scores"]:
                     b, e = _get(base_run, key), _get(e1_run, key)
-                    row["scores"][key] = {"base": b, "e1": e, "delta": None if b is None or e is None else round(e - b, 2)}
+                    row["scores"][key] = {
+                        "base": b,
+                        "e1": e,
+                        "delta": None if b is None or e is None else round(e - b, 2),
+                    }
                 summary["components"].setdefault(name, {}).setdefault(component, []).append(row)
                 row["base_run_commit"] = last_commit(base_path)  # the base run may be older than the E1 run
-                summary["table"].append(f"{name} {run_name}: " + ", ".join(
-                    f"{k} {v['base']:.2f} -> {v['e1']:.2f}" for k, v in row["scores"].items() if v["delta"] is not None))
+                summary["table"].append(
+                    f"{name} {run_name}: "
+                    + ", ".join(
+                        f"{k} {v['base']:.2f} -> {v['e1']:.2f}"
+                        for k, v in row["scores"].items()
+                        if v["delta"] is not None
+                    )
+                )
     # several seeds of one setting: the mean of each side, and how far the base encoder's
     # own seeds spread (the noise a gain must clear)
     for name, by_component in summary["components"].items():
@@ -397,18 +538,34 @@ def report_cli(output: Path = typer.Argument(ROOT / "metrics" / "midtune.json"))
                 continue
             means = {}
             for key in rows[0]["scores"]:
-                pairs = [(r["scores"][key]["base"], r["scores"][key]["e1"]) for r in rows if r["scores"][key]["delta"] is not None]
+                pairs = [
+                    (r["scores"][key]["base"], r["scores"][key]["e1"])
+                    for r in rows
+                    if r["scores"][key]["delta"] is not None
+                ]
                 if len(pairs) < 2:
                     continue
                 base, e1 = numpy.array(pairs).T
-                means[key] = {"base": round(float(base.mean()), 2), "e1": round(float(e1.mean()), 2), "delta": round(float((e1 - base).mean()), 2),
-                              "base_range": round(float(base.max() - base.min()), 2), "runs": len(pairs)}
+                means[key] = {
+                    "base": round(float(base.mean()), 2),
+                    "e1": round(float(e1.mean()), 2),
+                    "delta": round(float((e1 - base).mean()), 2),
+                    "base_range": round(float(base.max() - base.min()), 2),
+                    "runs": len(pairs),
+                }
             summary.setdefault("means", {}).setdefault(name, {})[component] = means
-            summary["table"].append(f"{name} {component} mean of {len(rows)} runs: " + ", ".join(
-                f"{k} {v['base']:.2f} -> {v['e1']:.2f} (base range {v['base_range']:.2f})" for k, v in means.items()))
+            summary["table"].append(
+                f"{name} {component} mean of {len(rows)} runs: "
+                + ", ".join(
+                    f"{k} {v['base']:.2f} -> {v['e1']:.2f} (base range {v['base_range']:.2f})" for k, v in means.items()
+                )
+            )
     for name, by_encoder in summary["neighbours"].items():
-        summary["table"].append(f"{name} neighbours: " + ", ".join(
-            f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items()) + " (% sharing a frame)")
+        summary["table"].append(
+            f"{name} neighbours: "
+            + ", ".join(f"{which} {scores['neighbour_shares_a_frame']:.2f}" for which, scores in by_encoder.items())
+            + " (% sharing a frame)"
+        )
     summary["curve"] = curve(summary)
     write_json(output, summary)
     for line in summary["table"] + [f"missing: {m}" for m in summary["missing"]]:

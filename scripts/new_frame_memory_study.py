@@ -18,6 +18,7 @@ towards the mean memory by K / (n + K), n its training targets (FN1.5 full-text 
 the 20k exemplar sample stage 2 trains on); a frame with no targets gets the mean (the
 shipped rule for frames without memory).
 """
+
 from pathlib import Path
 from typing import Dict
 
@@ -44,8 +45,12 @@ def training_counts(fn15_dir: Path) -> Dict[str, int]:
 
     from spacy_frames.corpora.readers import create_framenet_reader
 
-    reader = create_framenet_reader(str(fn15_dir / "train.spacy"), exemplars=str(fn15_dir / "exemplars.spacy"),
-                                    max_exemplars=STAGE2_EXEMPLARS, seed=0)
+    reader = create_framenet_reader(
+        str(fn15_dir / "train.spacy"),
+        exemplars=str(fn15_dir / "exemplars.spacy"),
+        max_exemplars=STAGE2_EXEMPLARS,
+        seed=0,
+    )
     return Counter(span.label_ for eg in reader(spacy.blank("en")) for span in eg.reference.spans.get("targets", []))
 
 
@@ -77,8 +82,12 @@ def score(docs, examples, keep) -> Dict[str, float]:
     scored = subset([Example(doc, eg.reference) for doc, eg in zip(docs, examples)], keep)
     result = score_frame_identification(scored)
     n = sum(len(eg.reference.spans.get("targets", [])) for eg in scored)
-    return {"n": n, "r1": round(100 * result["frame_r1"], 2), "acc": round(100 * result["frame_acc"], 2),
-            "overall": round(100 * result["frame_overall"], 2)}
+    return {
+        "n": n,
+        "r1": round(100 * result["frame_r1"], 2),
+        "acc": round(100 * result["frame_acc"], 2),
+        "overall": round(100 * result["frame_overall"], 2),
+    }
 
 
 def main(
@@ -119,7 +128,13 @@ def main(
         identifier.index.set_residual(predict_memory(base, residual, fresh, variant))
         docs = list(identifier.pipe(docs))
         result["variants"][variant] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
-        typer.echo(f"{variant:<10} " + "  ".join(f"{k} (n {v['n']}) R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][variant].items()))
+        typer.echo(
+            f"{variant:<10} "
+            + "  ".join(
+                f"{k} (n {v['n']}) R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}"
+                for k, v in result["variants"][variant].items()
+            )
+        )
     for variant in SCALED_RULES:
         filled = predict_memory(base, residual, fresh, variant)
         for scale in SCALES:
@@ -127,7 +142,10 @@ def main(
             docs = list(identifier.pipe(docs))
             key = f"{variant} x{scale}"
             result["variants"][key] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
-            typer.echo(f"{key:<14} " + "  ".join(f"{k} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][key].items()))
+            typer.echo(
+                f"{key:<14} "
+                + "  ".join(f"{k} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k, v in result["variants"][key].items())
+            )
     counts15 = training_counts(fn15_dir)
     carried = carried_frames(fn15, fn17)  # FN1.7 name -> the FN1.5 frame whose memory it has
     counts17 = numpy.asarray([counts15.get(carried.get(name, ""), 0) for name in names], dtype="float64")
@@ -137,7 +155,10 @@ def main(
         docs = list(identifier.pipe(docs))
         key = f"evidence@{k}"
         result["variants"][key] = {name: score(docs, examples, keep) for name, keep in subsets.items()}
-        typer.echo(f"{key:<14} " + "  ".join(f"{k_} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k_, v in result["variants"][key].items()))
+        typer.echo(
+            f"{key:<14} "
+            + "  ".join(f"{k_} R@1 {v['r1']:5.2f} acc {v['acc']:5.2f}" for k_, v in result["variants"][key].items())
+        )
     # FN1.5 dev with the FN1.5 inventory: the scale and the evidence rule (no frame lacks a memory)
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))  # its own inventory and memory, as trained
     identifier = nlp.get_pipe("frame_identifier")

@@ -5,13 +5,19 @@
 Shows the `top` most frequent gold frames of the split (gold targets), each bar
 labelled with its number of targets, so a reader sees where the model fails.
 """
+
 from pathlib import Path
 
 import srsly
 import typer
 
 
-def main(metrics: Path, output: Path, top: int = typer.Option(40, "--top"), section: str = typer.Option("fn15_gold_targets", "--section")):
+def main(
+    metrics: Path,
+    output: Path,
+    top: int = typer.Option(40, "--top"),
+    section: str = typer.Option("fn15_gold_targets", "--section"),
+):
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display

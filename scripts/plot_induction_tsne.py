@@ -7,6 +7,7 @@ vanilla beside fine-tuned, as a PNG (the paper's Figure 2).
 
 Each NAME=EMBEDDINGS.npz is a panel (v_word, alpha 0: the vector the clustering starts from).
 """
+
 from collections import Counter
 from pathlib import Path
 from typing import List
@@ -40,9 +41,7 @@ def main(
         raise typer.BadParameter("the panels must embed the same instances (the same fold)")
     chosen = [frame for frame, _ in Counter(frames.tolist()).most_common(top)]
     rng = numpy.random.default_rng(0)
-    rows = numpy.concatenate([
-        rng.permutation(numpy.flatnonzero(frames == frame))[:per_frame] for frame in chosen
-    ])
+    rows = numpy.concatenate([rng.permutation(numpy.flatnonzero(frames == frame))[:per_frame] for frame in chosen])
     colours = plt.get_cmap("tab10")
     fig, axes = plt.subplots(1, len(loaded), figsize=(6 * len(loaded), 6), squeeze=False)
     for ax, (name, data) in zip(axes[0], loaded):

@@ -6,6 +6,7 @@ and objective), zero (the base encoder) dashed.
 
 Reads the `curve` of `scripts/midtune_experiment.py report`; a family with one point is a dot.
 """
+
 from pathlib import Path
 
 import srsly
@@ -37,8 +38,13 @@ def main(report: Path, output: Path):
         for colour, (family, points) in zip(colours, curve.items()):
             paired = [p for p in points if measure in p["e1"] and measure in p["base"]]
             if paired:
-                ax.plot([p["sentences_seen"] for p in paired], [p["e1"][measure] - p["base"][measure] for p in paired],
-                        marker="o", color=colour, label=family)
+                ax.plot(
+                    [p["sentences_seen"] for p in paired],
+                    [p["e1"][measure] - p["base"][measure] for p in paired],
+                    marker="o",
+                    color=colour,
+                    label=family,
+                )
         ax.axhline(0.0, color="grey", linestyle="--", label="base encoder")
         ax.set_xscale("log")
         ax.set_xticks(xs_all, [f"{x / 1000:.1f}k" for x in xs_all])
@@ -47,7 +53,7 @@ def main(report: Path, output: Path):
         ax.set_title(measure, fontsize=9)
         ax.set_xlabel("sentences seen (steps × 16)", fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(measures):]:
+    for ax in list(axes.flat)[len(measures) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
     fig.suptitle("Semantic mid-tuning: E1 minus the base encoder, by training size", fontsize=10)

@@ -9,6 +9,7 @@ and peak memory. The main job is `spacy project run all`, run as its workflow's 
 recorded too (`step_seconds`). Takes several minutes; nothing in this checkout
 changes except the output file.
 """
+
 import json
 import os
 import platform
@@ -20,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-import typer
 import srsly
+import typer
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]"'
@@ -51,7 +52,9 @@ def main(
     clone_dir: Path = typer.Option(ROOT.parent / "spacy_frames_timing", help="Fresh clone (removed first)"),
     venv_dir: Path = typer.Option(Path("/tmp/spacy_frames_timing_venv"), help="Fresh venv (removed first)"),
     log: Optional[Path] = typer.Option(None, help="Append the commands' output here (default: discarded)"),
-    keep_clone: bool = typer.Option(False, help="Keep the clone (its corpora, trained pipelines and metrics) afterwards"),
+    keep_clone: bool = typer.Option(
+        False, help="Keep the clone (its corpora, trained pipelines and metrics) afterwards"
+    ),
 ):
     for path in (clone_dir, venv_dir):
         shutil.rmtree(path, ignore_errors=True)

@@ -3,6 +3,7 @@
 Everything is registered through entry points (see setup.py): importing this
 package is cheap and has no side effects (no torch, transformers or faiss).
 """
+
 from .about import __version__
 
 

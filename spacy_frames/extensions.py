@@ -6,6 +6,7 @@ the attributes exist in spawned ``n_process`` workers too. Stored values are pla
 str / list / float, which msgpack handles: they survive ``DocBin``
 (``store_user_data=True``), ``doc.to_bytes`` and multiprocessing.
 """
+
 from functools import partial
 from typing import List, Optional
 
@@ -168,10 +169,14 @@ def install_extensions() -> None:
     # the gold of a converted relation doc (corpora/discourse.py), None elsewhere
     if not Doc.has_extension("discourse_gold"):
         Doc.set_extension(
-            "discourse_gold", getter=partial(get_doc_list, "discourse_gold"), setter=partial(set_doc_value, "discourse_gold")
+            "discourse_gold",
+            getter=partial(get_doc_list, "discourse_gold"),
+            setter=partial(set_doc_value, "discourse_gold"),
         )
     # media_framer: the frames whose score passes their threshold, best first; [] before it runs
     if not Doc.has_extension("media_frames"):
         Doc.set_extension(
-            "media_frames", getter=partial(get_doc_list_or_empty, "media_frames"), setter=partial(set_doc_value, "media_frames")
+            "media_frames",
+            getter=partial(get_doc_list_or_empty, "media_frames"),
+            setter=partial(set_doc_value, "media_frames"),
         )

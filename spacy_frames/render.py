@@ -9,6 +9,7 @@ media frames of the document.
     html = render(nlp.pipe(texts))            # a whole page
     displacy.serve(docs_for_displacy(doc), style="span", manual=True)   # or serve one doc
 """
+
 import html as html_lib
 from typing import Dict, Iterable, List
 
@@ -45,7 +46,9 @@ def _doc_notes(doc: Doc) -> str:
         items.append(f"{_esc(_short(arg1))} → {_esc(_short(arg2))}: <b>{_esc(rel['sense'])}</b> ({rel['score']:.2f})")
     notes = ""
     if items:
-        notes += "<p class='sf-discourse'>Discourse relations:</p><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+        notes += (
+            "<p class='sf-discourse'>Discourse relations:</p><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+        )
     if doc._.media_frames:
         frames = ", ".join(f"{_esc(f)} ({doc.cats.get(f, 0.0):.2f})" for f in doc._.media_frames)
         notes += f"<p class='sf-media'>Media frames: {frames}</p>"
@@ -64,7 +67,9 @@ def render_doc(doc: Doc, max_frames: int = 0) -> str:
     for block in blocks:
         # the target in colour, its frame elements in displaCy's default grey
         colors = {block["spans"][0]["label"]: TARGET_COLOR}
-        parts.append(displacy.render(block, style="span", manual=True, page=False, jupyter=False, options={"colors": colors}))
+        parts.append(
+            displacy.render(block, style="span", manual=True, page=False, jupyter=False, options={"colors": colors})
+        )
     parts.append(_doc_notes(doc) + "</div>")
     return "\n".join(parts)
 
@@ -74,9 +79,11 @@ def render(docs: Iterable[Doc], *, page: bool = True, max_frames: int = 0) -> st
     body = "\n<hr/>\n".join(render_doc(doc, max_frames) for doc in docs)
     if not page:
         return body
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>en_frames_trf parses</title>"
-            "<style>body{font-family:sans-serif;margin:1.5em;max-width:1150px} .sf-text{color:#555}</style></head>"
-            f"<body>{body}</body></html>")
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>en_frames_trf parses</title>"
+        "<style>body{font-family:sans-serif;margin:1.5em;max-width:1150px} .sf-text{color:#555}</style></head>"
+        f"<body>{body}</body></html>"
+    )
 
 
 def _esc(text: str) -> str:

@@ -1,4 +1,5 @@
 """Shared test fixtures: a tiny random BERT built on the fly, the test configs, markers."""
+
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,6 @@ def transformer_nlp(tiny_bert):
 @pytest.fixture(scope="session")
 def toy_corpus(tmp_path_factory):
     import spacy
-
     from frames_toy import write_toy_corpus
 
     return write_toy_corpus(tmp_path_factory.mktemp("toy_corpus"), spacy.blank("en").vocab)
@@ -112,7 +112,6 @@ def trained_frames(tiny_bert, toy_corpus, transformer_dir, tmp_path_factory):
 @pytest.fixture(scope="session")
 def toy_folds(tmp_path_factory):
     import spacy
-
     from inducer_toy import write_toy_folds
 
     return write_toy_folds(tmp_path_factory.mktemp("toy_folds"), spacy.blank("en").vocab)
@@ -122,7 +121,12 @@ def component_config(name: str, tiny_bert, transformer_dir, train, dev, **overri
     """configs/test/<name>.cfg with the tiny BERT, the shared transformer and the corpora."""
     import spacy
 
-    paths = {"paths.encoder": str(tiny_bert), "paths.transformer": str(transformer_dir), "paths.train": [str(train)], "paths.dev": [str(dev)]}
+    paths = {
+        "paths.encoder": str(tiny_bert),
+        "paths.transformer": str(transformer_dir),
+        "paths.train": [str(train)],
+        "paths.dev": [str(dev)],
+    }
     paths.update(overrides)
     return spacy.util.load_config(TEST_CONFIG_DIR / f"{name}.cfg", overrides=paths)
 
@@ -132,7 +136,11 @@ def train_tiny(config, output, max_steps: int, eval_frequency: int):
     from spacy.cli.train import train
 
     config.to_disk(output / "config.cfg")
-    train(output / "config.cfg", output, overrides={"training.max_steps": max_steps, "training.eval_frequency": eval_frequency})
+    train(
+        output / "config.cfg",
+        output,
+        overrides={"training.max_steps": max_steps, "training.eval_frequency": eval_frequency},
+    )
     return output / "model-last"
 
 
@@ -143,7 +151,9 @@ def transformer_weights(nlp):
 
 
 def inducer_config(tiny_bert, toy_folds, transformer_dir, **overrides):
-    return component_config("inducer", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy", **overrides)
+    return component_config(
+        "inducer", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy", **overrides
+    )
 
 
 @pytest.fixture(scope="session")
@@ -155,20 +165,23 @@ def trained_inducer(tiny_bert, toy_folds, transformer_dir, tmp_path_factory):
 @pytest.fixture(scope="session")
 def toy_discourse(tmp_path_factory):
     import spacy
-
     from discourse_toy import write_toy_discourse
 
     return write_toy_discourse(tmp_path_factory.mktemp("toy_discourse"), spacy.blank("en"))
 
 
 def discourse_config(tiny_bert, toy_discourse, transformer_dir, **overrides):
-    return component_config("discourse", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy", **overrides)
+    return component_config(
+        "discourse", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy", **overrides
+    )
 
 
 @pytest.fixture(scope="session")
 def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factory):
     """discourse_sense trained on the toy relations with `spacy train` (tiny twin config)."""
-    return train_tiny(discourse_config(tiny_bert, toy_discourse, transformer_dir), tmp_path_factory.mktemp("discourse"), 40, 20)
+    return train_tiny(
+        discourse_config(tiny_bert, toy_discourse, transformer_dir), tmp_path_factory.mktemp("discourse"), 40, 20
+    )
 
 
 @pytest.fixture(scope="session")
@@ -179,7 +192,9 @@ def toy_media(tmp_path_factory):
 
 
 def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media_framer", **overrides):
-    return component_config(name, tiny_bert, transformer_dir, toy_media / "train.spacy", toy_media / "dev.spacy", **overrides)
+    return component_config(
+        name, tiny_bert, transformer_dir, toy_media / "train.spacy", toy_media / "dev.spacy", **overrides
+    )
 
 
 @pytest.fixture(scope="session")
@@ -213,7 +228,6 @@ def inventory(fn15_zip):
 @pytest.fixture(scope="session")
 def toy_fe_corpus(tmp_path_factory):
     import spacy
-
     from fe_toy import write_toy_fe_corpus
 
     return write_toy_fe_corpus(tmp_path_factory.mktemp("toy_fe"), spacy.blank("en").vocab)
@@ -244,7 +258,11 @@ def trained_inducer_head(trained_frames, toy_folds, tiny_bert, tmp_path_factory)
     """The packaged inducer's shape: a head (configs/test/inducer_head.cfg) on the toy
     frame_identifier pipeline's frozen transformer, alpha 0 and no masked-pass encoder."""
     config = component_config(
-        "inducer_head", tiny_bert, trained_frames, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy",
+        "inducer_head",
+        tiny_bert,
+        trained_frames,
+        toy_folds / "fold0.spacy",
+        toy_folds / "fold1.spacy",
         **{"components.frame_inducer.alpha": 0.0, "components.frame_inducer.model.mask_encoder": None},
     )
     return train_tiny(config, tmp_path_factory.mktemp("inducer_head"), 20, 10)
@@ -258,8 +276,14 @@ def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, medi
 
     config = spacy.util.load_config(
         TEST_CONFIG_DIR / "frames_trf.cfg",
-        overrides={"paths.frames": str(frames), "paths.elements": str(elements), "paths.inducer": str(inducer),
-                   "paths.discourse": str(discourse), "paths.media": str(media), **overrides},
+        overrides={
+            "paths.frames": str(frames),
+            "paths.elements": str(elements),
+            "paths.inducer": str(inducer),
+            "paths.discourse": str(discourse),
+            "paths.media": str(media),
+            **overrides,
+        },
         interpolate=False,
     )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
@@ -270,15 +294,18 @@ def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, medi
 
 
 @pytest.fixture(scope="session")
-def tiny_frames_trf(trained_frames, trained_fe, trained_inducer_head, trained_discourse, trained_media, tmp_path_factory) -> Path:
+def tiny_frames_trf(
+    trained_frames, trained_fe, trained_inducer_head, trained_discourse, trained_media, tmp_path_factory
+) -> Path:
     """A tiny en_frames_trf: every component, trained on its toy data, assembled from
     configs/test/frames_trf.cfg (the head inducer with centroids fitted on its toy instances)."""
     import spacy
-
     from test_frame_inducer import fit_clusters
 
     tmp = tmp_path_factory.mktemp("frames_trf")
     inducer_nlp = spacy.load(trained_inducer_head)
     fit_clusters(inducer_nlp)
     inducer_nlp.to_disk(tmp / "inducer")
-    return assemble_frames_trf(tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media)
+    return assemble_frames_trf(
+        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media
+    )

@@ -1,24 +1,46 @@
 """Toy frame-element data for the frame_elements tests: the frames_toy sentences with
 their FEs, and the toy inventory with FE definitions."""
+
+from frames_toy import FRAMES, RELATIONS, toy_docs
 from spacy.tokens import DocBin, SpanGroup
 
 from spacy_frames.extensions import FE_KEY, make_fe_span
 from spacy_frames.inventory.frames import FrameInventory
 
-from frames_toy import FRAMES, RELATIONS, toy_docs
-
 FE_DEFS = {
-    "Transfer": [("Donor", "Core", "The one who transfers."), ("Theme", "Core", "What is transferred."), ("Recipient", "Core", "The one who gets it.")],
-    "Giving": [("Donor", "Core", "The person that begins in possession of the Theme and causes it to be in the possession of the Recipient."),
-               ("Recipient", "Core", "The entity that ends up in possession of the Theme."),
-               ("Theme", "Core", "The object that changes ownership."),
-               ("Time", "Peripheral", "When the giving happens.")],
-    "Commerce_buy": [("Buyer", "Core", "The Buyer wants the Goods and offers Money."), ("Goods", "Core", "Anything exchanged for Money."),
-                     ("Seller", "Core", "The Seller has possession of the Goods.")],
-    "Self_motion": [("Self_mover", "Core", "A living being which moves under its own power."), ("Goal", "Core", "Where the Self_mover ends up."),
-                    ("Source", "Core", "Where the Self_mover starts.")],
-    "Change_position_on_a_scale": [("Item", "Core", "The entity that has a position on the scale."), ("Manner", "Peripheral", "How the change happens.")],
-    "Body_parts": [("Possessor", "Core", "The being that has the body part."), ("Body_part", "Core", "The part of the body.")],
+    "Transfer": [
+        ("Donor", "Core", "The one who transfers."),
+        ("Theme", "Core", "What is transferred."),
+        ("Recipient", "Core", "The one who gets it."),
+    ],
+    "Giving": [
+        (
+            "Donor",
+            "Core",
+            "The person that begins in possession of the Theme and causes it to be in the possession of the Recipient.",
+        ),
+        ("Recipient", "Core", "The entity that ends up in possession of the Theme."),
+        ("Theme", "Core", "The object that changes ownership."),
+        ("Time", "Peripheral", "When the giving happens."),
+    ],
+    "Commerce_buy": [
+        ("Buyer", "Core", "The Buyer wants the Goods and offers Money."),
+        ("Goods", "Core", "Anything exchanged for Money."),
+        ("Seller", "Core", "The Seller has possession of the Goods."),
+    ],
+    "Self_motion": [
+        ("Self_mover", "Core", "A living being which moves under its own power."),
+        ("Goal", "Core", "Where the Self_mover ends up."),
+        ("Source", "Core", "Where the Self_mover starts."),
+    ],
+    "Change_position_on_a_scale": [
+        ("Item", "Core", "The entity that has a position on the scale."),
+        ("Manner", "Peripheral", "How the change happens."),
+    ],
+    "Body_parts": [
+        ("Possessor", "Core", "The being that has the body part."),
+        ("Body_part", "Core", "The part of the body."),
+    ],
 }
 EXCLUDES = {("Self_motion", "Goal"): ["Source"], ("Self_motion", "Source"): ["Goal"]}
 
@@ -37,7 +59,13 @@ def toy_fe_inventory() -> FrameInventory:
     frames = {}
     for i, (name, (definition, lus)) in enumerate(FRAMES.items()):
         fes = [
-            {"name": fe, "core_type": core, "definition": d, "id": 100 * i + j, "excludes": EXCLUDES.get((name, fe), [])}
+            {
+                "name": fe,
+                "core_type": core,
+                "definition": d,
+                "id": 100 * i + j,
+                "excludes": EXCLUDES.get((name, fe), []),
+            }
             for j, (fe, core, d) in enumerate(FE_DEFS[name])
         ]
         frames[name] = {"id": i, "definition": definition, "lexical_units": lus, "frame_elements": fes}
@@ -48,7 +76,11 @@ def toy_fe_docs(vocab):
     docs = toy_docs(vocab)
     for doc, fes in zip(docs, FES):
         targets = list(doc.spans["targets"])
-        doc.spans[FE_KEY] = SpanGroup(doc, name=FE_KEY, spans=[make_fe_span(targets[t], s, e, label) for t, spans in fes.items() for s, e, label in spans])
+        doc.spans[FE_KEY] = SpanGroup(
+            doc,
+            name=FE_KEY,
+            spans=[make_fe_span(targets[t], s, e, label) for t, spans in fes.items() for s, e, label in spans],
+        )
     return docs
 
 

@@ -1,4 +1,5 @@
 """Where the FrameNet test fixtures (and the real mirror, when present) live."""
+
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "framenet"

@@ -1,8 +1,9 @@
 """Toy FrameNet-style data for the frame_identifier tests."""
+
 from spacy.tokens import Doc, DocBin, SpanGroup
 
-from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.extensions import install_extensions
+from spacy_frames.inventory.frames import FrameInventory
 
 FRAMES = {
     "Transfer": ("A Donor transfers a Theme to a Recipient.", ["transfer.v"]),
@@ -16,23 +17,49 @@ RELATIONS = {"Inheritance": [["Transfer", "Giving"], ["Transfer", "Commerce_buy"
 
 # (words, tags, lemmas, [(start, end, frame, lu)])
 SENTENCES = [
-    ("She gave him a gift .".split(), "PRP VBD PRP DT NN .".split(), "she give he a gift .".split(),
-     [(1, 2, "Giving", "give.v"), (4, 5, "Giving", "gift.n")]),
-    ("They bought a car .".split(), "PRP VBD DT NN .".split(), "they buy a car .".split(),
-     [(1, 2, "Commerce_buy", "buy.v")]),
-    ("Prices rose sharply .".split(), "NNS VBD RB .".split(), "price rise sharply .".split(),
-     [(1, 2, "Change_position_on_a_scale", "rise.v")]),
-    ("We walked home and he ran .".split(), "PRP VBD NN CC PRP VBD .".split(), "we walk home and he run .".split(),
-     [(1, 2, "Self_motion", "walk.v"), (5, 6, "Self_motion", "run.v")]),
-    ("He raised his hand .".split(), "PRP VBD PRP$ NN .".split(), "he raise his hand .".split(),
-     [(3, 4, "Body_parts", "hand.n")]),
-    ("She handed me the keys .".split(), "PRP VBD PRP DT NNS .".split(), "she hand I the key .".split(),
-     [(1, 2, "Giving", "hand.v")]),
+    (
+        "She gave him a gift .".split(),
+        "PRP VBD PRP DT NN .".split(),
+        "she give he a gift .".split(),
+        [(1, 2, "Giving", "give.v"), (4, 5, "Giving", "gift.n")],
+    ),
+    (
+        "They bought a car .".split(),
+        "PRP VBD DT NN .".split(),
+        "they buy a car .".split(),
+        [(1, 2, "Commerce_buy", "buy.v")],
+    ),
+    (
+        "Prices rose sharply .".split(),
+        "NNS VBD RB .".split(),
+        "price rise sharply .".split(),
+        [(1, 2, "Change_position_on_a_scale", "rise.v")],
+    ),
+    (
+        "We walked home and he ran .".split(),
+        "PRP VBD NN CC PRP VBD .".split(),
+        "we walk home and he run .".split(),
+        [(1, 2, "Self_motion", "walk.v"), (5, 6, "Self_motion", "run.v")],
+    ),
+    (
+        "He raised his hand .".split(),
+        "PRP VBD PRP$ NN .".split(),
+        "he raise his hand .".split(),
+        [(3, 4, "Body_parts", "hand.n")],
+    ),
+    (
+        "She handed me the keys .".split(),
+        "PRP VBD PRP DT NNS .".split(),
+        "she hand I the key .".split(),
+        [(1, 2, "Giving", "hand.v")],
+    ),
 ]
 
 
 def toy_inventory() -> FrameInventory:
-    frames = {name: {"id": i, "definition": d, "lexical_units": lus} for i, (name, (d, lus)) in enumerate(FRAMES.items())}
+    frames = {
+        name: {"id": i, "definition": d, "lexical_units": lus} for i, (name, (d, lus)) in enumerate(FRAMES.items())
+    }
     return FrameInventory(frames=frames, relations=RELATIONS, source="toy")
 
 
@@ -40,7 +67,9 @@ def toy_docs(vocab, with_annotation: bool = True):
     install_extensions()
     docs = []
     for words, tags, lemmas, targets in SENTENCES:
-        doc = Doc(vocab, words=words, tags=tags if with_annotation else None, lemmas=lemmas if with_annotation else None)
+        doc = Doc(
+            vocab, words=words, tags=tags if with_annotation else None, lemmas=lemmas if with_annotation else None
+        )
         group = SpanGroup(doc, name="targets")
         for start, end, frame, lu in targets:
             span = doc.char_span(doc[start].idx, doc[end - 1].idx + len(doc[end - 1]), label=frame)

@@ -1,4 +1,5 @@
 """Toy frame-induction instances (one verb target per doc) for the frame_inducer tests."""
+
 from spacy.tokens import Doc, DocBin, SpanGroup
 
 from spacy_frames.extensions import install_extensions
@@ -22,7 +23,16 @@ INSTANCES = [
     ("They managed the old hotel .", 1, "Leadership", "manage.v"),
     ("We managed a big team .", 1, "Leadership", "manage.v"),
 ]
-TAGS = {"gave": "VBD", "handed": "VBD", "walked": "VBD", "ran": "VBD", "rose": "VBD", "fell": "VBD", "runs": "VBZ", "managed": "VBD"}
+TAGS = {
+    "gave": "VBD",
+    "handed": "VBD",
+    "walked": "VBD",
+    "ran": "VBD",
+    "rose": "VBD",
+    "fell": "VBD",
+    "runs": "VBZ",
+    "managed": "VBD",
+}
 
 
 def instance_doc(vocab, sentence: str, index: int, frame: str, lu: str) -> Doc:

@@ -1,4 +1,5 @@
 """Toy news articles: keywords tell the frames, so a tiny model can fit them."""
+
 from pathlib import Path
 
 import spacy
@@ -9,8 +10,14 @@ from spacy_frames.corpora.media_frames import Article, article_doc
 # (text, frames); paragraphs on separate lines, as in the SemEval articles
 ARTICLES = [
     ("Budget cuts hit the economy.\n\nTaxes and prices rose again this year.", ["Economic"]),
-    ("The court ruled the law unconstitutional.\n\nJudges cited the constitution.", ["Legality_Constitutionality_and_jurisprudence"]),
-    ("Police arrested the suspect after the crime.\n\nThe court will decide his punishment.", ["Crime_and_punishment", "Legality_Constitutionality_and_jurisprudence"]),
+    (
+        "The court ruled the law unconstitutional.\n\nJudges cited the constitution.",
+        ["Legality_Constitutionality_and_jurisprudence"],
+    ),
+    (
+        "Police arrested the suspect after the crime.\n\nThe court will decide his punishment.",
+        ["Crime_and_punishment", "Legality_Constitutionality_and_jurisprudence"],
+    ),
     ("Taxes on trade hurt the economy.\n\nThe minister defended the budget in parliament.", ["Economic", "Political"]),
     ("The minister lost the vote in parliament.\n\nThe party leader resigned.", ["Political"]),
     ("Police and prison guards fought crime.\n\nThe suspect was arrested.", ["Crime_and_punishment"]),

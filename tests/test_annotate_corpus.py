@@ -1,5 +1,6 @@
 """`spacy-frames annotate MODEL INPUT OUTPUT`: corpus formats, records, resume, bad input,
 n_process and Dask, on the tiny assembled en_frames_trf."""
+
 import json
 
 import pytest
@@ -43,6 +44,7 @@ def records(path):
 
 # --- reading -------------------------------------------------------------------------
 
+
 def test_readers_give_ids_texts_and_places(tmp_path):
     docs = list(read_documents(str(write_txt(tmp_path / "c.txt", ["a b", "", "c"]))))
     assert [(d.id, d.text, d.error) for d in docs] == [("1", "a b", None), ("2", "", None), ("3", "c", None)]
@@ -52,9 +54,14 @@ def test_readers_give_ids_texts_and_places(tmp_path):
     (folder / "b.txt").write_text("second")
     (folder / "a.txt").write_text("first\nstill first")
     (folder / "notes.md").write_text("not a document")
-    assert [(d.id, d.text) for d in read_documents(str(folder))] == [("a.txt", "first\nstill first"), ("b.txt", "second")]
+    assert [(d.id, d.text) for d in read_documents(str(folder))] == [
+        ("a.txt", "first\nstill first"),
+        ("b.txt", "second"),
+    ]
     jsonl = tmp_path / "c.jsonl"
-    jsonl.write_bytes(b'{"id": "x1", "body": "one"}\n\n{"body": "two"}\n{"body": 3}\n{broken\n{"other": 1}\n[1]\n{"body": "\xff"}\n')
+    jsonl.write_bytes(
+        b'{"id": "x1", "body": "one"}\n\n{"body": "two"}\n{"body": 3}\n{broken\n{"other": 1}\n[1]\n{"body": "\xff"}\n'
+    )
     docs = list(read_documents(str(jsonl), text_key="body"))
     assert [(d.id, d.text) for d in docs[:2]] == [("x1", "one"), ("3", "two")]
     errors = [d.error for d in docs[2:]]
@@ -62,9 +69,13 @@ def test_readers_give_ids_texts_and_places(tmp_path):
     assert "JSON object" in errors[3] and "undecodable" in errors[4]
     assert [d.source.rsplit(":", 1)[1] for d in docs[2:]] == ["4", "5", "6", "7", "8"]
     tsv = tmp_path / "c.tsv"
-    tsv.write_bytes(b"doc\tcontent\nd1\thello there\nd2\tbad \xfe byte\nd3\t\"quoted\ttab\"\n")
+    tsv.write_bytes(b'doc\tcontent\nd1\thello there\nd2\tbad \xfe byte\nd3\t"quoted\ttab"\n')
     docs = list(read_documents(str(tsv), column="content", id_column="doc"))
-    assert [(d.id, d.text, d.error is None) for d in docs] == [("d1", "hello there", True), ("2", None, False), ("d3", "quoted\ttab", True)]
+    assert [(d.id, d.text, d.error is None) for d in docs] == [
+        ("d1", "hello there", True),
+        ("2", None, False),
+        ("d3", "quoted\ttab", True),
+    ]
     with pytest.raises(ValueError, match="no column 'text'"):
         list(read_documents(str(tsv)))
     with pytest.raises(ValueError, match="Unknown input format .xml"):
@@ -80,6 +91,7 @@ def _touch(path):
 
 # --- records -------------------------------------------------------------------------
 
+
 def test_records_hold_every_component_with_character_offsets(nlp, tmp_path):
     out = tmp_path / "out.jsonl"
     summary = annotate_corpus(nlp, str(write_txt(tmp_path / "in.txt")), out, batch_size=3, progress=False)
@@ -90,10 +102,18 @@ def test_records_hold_every_component_with_character_offsets(nlp, tmp_path):
     for row in rows:
         assert set(row) == {"id", "text", "frames", "discourse_relations", "media_frames", "cats"}
         for frame in row["frames"]:
-            assert row["text"][frame["start"]:frame["end"]] == frame["text"]
-            assert {"frame", "lexical_unit", "score", "ranking", "induced_frame", "induced_frame_label", "frame_elements"} <= set(frame)
+            assert row["text"][frame["start"] : frame["end"]] == frame["text"]
+            assert {
+                "frame",
+                "lexical_unit",
+                "score",
+                "ranking",
+                "induced_frame",
+                "induced_frame_label",
+                "frame_elements",
+            } <= set(frame)
             for fe in frame["frame_elements"]:
-                assert row["text"][fe["start"]:fe["end"]] == fe["text"] and fe["label"]
+                assert row["text"][fe["start"] : fe["end"]] == fe["text"] and fe["label"]
         for relation in row["discourse_relations"]:
             assert relation["sense"] and len(relation["arg1"]) == 2
     assert any(r["frames"] for r in rows) and any(f["frame_elements"] for r in rows for f in r["frames"])
@@ -102,8 +122,12 @@ def test_records_hold_every_component_with_character_offsets(nlp, tmp_path):
         assert empty["frames"] == [] and empty["discourse_relations"] == []
     # the record is what the pipeline says about the document on its own
     doc = nlp(TEXTS[0])
-    assert [(f["start"], f["end"], f["frame"]) for f in rows[0]["frames"]] == [(s.start_char, s.end_char, s.label_) for s in doc._.frames]
-    assert [[fe["label"] for fe in f["frame_elements"]] for f in rows[0]["frames"]] == [[fe.label_ for fe in s._.frame_elements] for s in doc._.frames]
+    assert [(f["start"], f["end"], f["frame"]) for f in rows[0]["frames"]] == [
+        (s.start_char, s.end_char, s.label_) for s in doc._.frames
+    ]
+    assert [[fe["label"] for fe in f["frame_elements"]] for f in rows[0]["frames"]] == [
+        [fe.label_ for fe in s._.frame_elements] for s in doc._.frames
+    ]
 
 
 def test_docbin_output_keeps_the_extensions(nlp, tmp_path):
@@ -118,6 +142,7 @@ def test_docbin_output_keeps_the_extensions(nlp, tmp_path):
 
 
 # --- long runs: resume, interruption, processes, Dask ------------------------------------
+
 
 def test_resume_after_an_interruption_gives_the_uninterrupted_file(nlp, tmp_path, monkeypatch):
     source = write_txt(tmp_path / "in.txt")
@@ -162,18 +187,25 @@ def test_dask_local_cluster_gives_the_same_file(nlp, tiny_frames_trf, tmp_path):
     source = write_txt(tmp_path / "in.txt", TEXTS * 2)
     single, on_dask = tmp_path / "single.jsonl", tmp_path / "dask.jsonl"
     annotate_corpus(nlp, str(source), single, batch_size=2, progress=False)
-    summary = annotate_corpus(None, str(source), on_dask, batch_size=2, progress=False, dask="local:2", model=str(tiny_frames_trf))
+    summary = annotate_corpus(
+        None, str(source), on_dask, batch_size=2, progress=False, dask="local:2", model=str(tiny_frames_trf)
+    )
     assert summary.documents == 2 * len(TEXTS)
     assert single.read_bytes() == on_dask.read_bytes()
     with pytest.raises(ValueError, match="writes .jsonl"):
-        annotate_corpus(None, str(source), tmp_path / "x.spacy", dask="local:2", model=str(tiny_frames_trf), progress=False)
+        annotate_corpus(
+            None, str(source), tmp_path / "x.spacy", dask="local:2", model=str(tiny_frames_trf), progress=False
+        )
 
 
 # --- bad input -----------------------------------------------------------------------
 
+
 def bad_jsonl(path):
-    path.write_bytes(b'{"text": "Prices rose sharply."}\n{"text": "They boarded the train."}\n{"txt": "wrong key"}\n'
-                     b'{"text": "She gave him a book."}\n{oops\n{"text": "The vote was postponed."}\n')
+    path.write_bytes(
+        b'{"text": "Prices rose sharply."}\n{"text": "They boarded the train."}\n{"txt": "wrong key"}\n'
+        b'{"text": "She gave him a book."}\n{oops\n{"text": "The vote was postponed."}\n'
+    )
     return path
 
 
@@ -196,7 +228,20 @@ def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path
     source = tmp_path / "in.csv"
     source.write_text('id,body\na,"Prices rose sharply, and demand grew."\nb,\n', encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    result = runner.invoke(app, ["annotate", str(tiny_frames_trf), str(source), str(out), "--column", "body", "--id-column", "id", "--no-progress"])
+    result = runner.invoke(
+        app,
+        [
+            "annotate",
+            str(tiny_frames_trf),
+            str(source),
+            str(out),
+            "--column",
+            "body",
+            "--id-column",
+            "id",
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert [r["id"] for r in records(out)] == ["a", "b"] and "2 records written" in result.output
     result = runner.invoke(app, ["annotate", str(tiny_frames_trf), str(source), str(out), "--no-progress"])
@@ -206,10 +251,24 @@ def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path
     result = runner.invoke(app, ["annotate", str(tiny_frames_trf), str(source)])
     assert result.exit_code == 1 and "give an OUTPUT" in result.output
     bad = bad_jsonl(tmp_path / "bad.jsonl")
-    result = runner.invoke(app, ["annotate", str(tiny_frames_trf), str(bad), str(out), "--skip-bad", "--no-progress", "--exclude", "media_framer"])
+    result = runner.invoke(
+        app,
+        [
+            "annotate",
+            str(tiny_frames_trf),
+            str(bad),
+            str(out),
+            "--skip-bad",
+            "--no-progress",
+            "--exclude",
+            "media_framer",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "2 unreadable documents skipped" in result.output and all(r["cats"] == {} for r in records(out))
-    result = runner.invoke(app, ["annotate", str(tiny_frames_trf), "-", str(out), "--no-progress"], input="One line.\nTwo lines.\n")
+    result = runner.invoke(
+        app, ["annotate", str(tiny_frames_trf), "-", str(out), "--no-progress"], input="One line.\nTwo lines.\n"
+    )
     assert result.exit_code == 0, result.output
     assert [r["text"] for r in records(out)] == ["One line.", "Two lines."]
 

@@ -1,9 +1,9 @@
-import srsly
 import pytest
+import srsly
 from typer.testing import CliRunner
 
-from spacy_frames.tools.assets import AssetError, checksum, fetch_assets, project_mirror
 from spacy_frames.cli import app
+from spacy_frames.tools.assets import AssetError, checksum, fetch_assets, project_mirror
 
 
 @pytest.fixture
@@ -16,10 +16,18 @@ def project(tmp_path):
     root = tmp_path / "project"
     root.mkdir()
     assets = [
-        {"dest": "assets/file.txt", "url": "https://example.org/file.txt", "mirror": "corpus/file.txt",
-         "checksum": checksum(mirror / "corpus" / "file.txt")},
-        {"dest": "assets/dir", "url": "https://example.org/dir", "mirror": "corpus/dir",
-         "checksum": checksum(mirror / "corpus" / "dir")},
+        {
+            "dest": "assets/file.txt",
+            "url": "https://example.org/file.txt",
+            "mirror": "corpus/file.txt",
+            "checksum": checksum(mirror / "corpus" / "file.txt"),
+        },
+        {
+            "dest": "assets/dir",
+            "url": "https://example.org/dir",
+            "mirror": "corpus/dir",
+            "checksum": checksum(mirror / "corpus" / "dir"),
+        },
         {"dest": "assets/optional.txt", "url": "https://example.org/o", "mirror": "corpus/file.txt", "extra": True},
     ]
     srsly.write_yaml(root / "project.yml", {"title": "t", "assets": assets})
@@ -88,14 +96,18 @@ def test_project_yml_assets_are_well_formed():
 
 def test_cli_defaults_to_the_project_mirror(project, tmp_path):
     root, mirror = project
-    srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../mirror"}})
+    srsly.write_yaml(
+        root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../mirror"}}
+    )
     runner = CliRunner()
     ok = runner.invoke(app, ["fetch-assets", str(root / "project.yml"), "--only", "file.txt"])
     assert ok.exit_code == 0, ok.output
     assert f"Mirror: {mirror.resolve()}" in ok.output
     assert (root / "assets" / "file.txt").read_text() == "hello"
     # a mirror directory that is not there means upstream (None), as an unset one does
-    srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../gone"}})
+    srsly.write_yaml(
+        root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {"assets_mirror": "../gone"}}
+    )
     assert project_mirror(root / "project.yml") is None
     srsly.write_yaml(root / "project.yml", {**srsly.read_yaml(root / "project.yml"), "vars": {}})
     assert project_mirror(root / "project.yml") is None

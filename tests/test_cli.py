@@ -17,7 +17,21 @@ def test_annotate_and_benchmark(transformer_nlp, tmp_path):
     corpus = tmp_path / "corpus.spacy"
     DocBin(docs=[transformer_nlp.make_doc("Prices rose sharply because demand grew.")] * 20).to_disk(corpus)
     out = tmp_path / "bench.json"
-    result = runner.invoke(app, ["benchmark", str(model), "--corpus", str(corpus), "--output", str(out), "--n-words", "100", "--without", "transformer"])
+    result = runner.invoke(
+        app,
+        [
+            "benchmark",
+            str(model),
+            "--corpus",
+            str(corpus),
+            "--output",
+            str(out),
+            "--n-words",
+            "100",
+            "--without",
+            "transformer",
+        ],
+    )
     assert result.exit_code == 0, result.output
     bench = srsly.read_json(out)
     row, without = bench["results"]

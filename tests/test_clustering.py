@@ -1,4 +1,5 @@
 """X-means, one-step / two-step / faiss frame induction clustering, on small synthetic data."""
+
 import math
 from math import comb
 
@@ -6,9 +7,23 @@ import numpy as np
 import pytest
 
 from spacy_frames.clustering import (
-    METHODS, all_in_one, average_linkage, calibrate, calibrate_and_cluster, centroids, cluster, cluster_scores,
-    decide_threshold, faiss_cluster, faiss_params, one_cluster_per_lemma, onestep_cluster,
-    onestep_params, twostep_cluster, twostep_params, xmeans,
+    METHODS,
+    all_in_one,
+    average_linkage,
+    calibrate,
+    calibrate_and_cluster,
+    centroids,
+    cluster,
+    cluster_scores,
+    decide_threshold,
+    faiss_cluster,
+    faiss_params,
+    one_cluster_per_lemma,
+    onestep_cluster,
+    onestep_params,
+    twostep_cluster,
+    twostep_params,
+    xmeans,
 )
 from spacy_frames.clustering.hierarchy import condensed_euclidean
 from spacy_frames.clustering.xmeans import bic

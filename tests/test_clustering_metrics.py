@@ -1,4 +1,5 @@
 """Clustering scores (PU / iPU / PiF, B-cubed) against hand-computed examples."""
+
 import numpy as np
 import pytest
 

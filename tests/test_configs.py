@@ -1,8 +1,8 @@
 """The shipped configs parse, and their test twins keep the same structure."""
-import pytest
-from spacy.util import load_config
 
+import pytest
 from conftest import ROOT, TEST_CONFIG_DIR
+from spacy.util import load_config
 
 CONFIGS = sorted((ROOT / "configs").glob("*.cfg"))
 

@@ -1,13 +1,14 @@
 """Tests of spacy_frames.corpora.framenet, framenet_sentences and framenet_convert on small
 fixtures cut from the real FrameNet files (tests/fixtures/framenet), plus count checks
 against the real data when it is present."""
+
 import importlib.util
-import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import srsly
+from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 from spacy.tokens import DocBin
 from spacy.vocab import Vocab
 
@@ -28,8 +29,6 @@ from spacy_frames.corpora.framenet_sentences import (
 )
 from spacy_frames.extensions import TARGETS_KEY, install_extensions
 from spacy_frames.inventory.frames import FrameInventory
-
-from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -70,14 +69,20 @@ def test_definition_markup_stripped(inventory):
         assert definition and "<" not in definition and "&lt;" not in definition and "  " not in definition
     raw = (
         '<def-root>An <fex name="Agent">Agent</fex>\'s <fen>Theme</fen> &amp; more.\n\n'
-        "<ex><fex name=\"Agent\">Carolyn</fex> <t>abandoned</t> her car.</ex></def-root>"
+        '<ex><fex name="Agent">Carolyn</fex> <t>abandoned</t> her car.</ex></def-root>'
     )
     assert strip_definition_markup(raw) == "An Agent's Theme & more. 'Carolyn abandoned her car.'"
     assert strip_definition_markup(None) == ""
 
 
 def test_unknown_frame_and_relation_errors(inventory):
-    for method in (inventory.definition, inventory.lexical_units, inventory.parents, inventory.children, inventory.siblings):
+    for method in (
+        inventory.definition,
+        inventory.lexical_units,
+        inventory.parents,
+        inventory.children,
+        inventory.siblings,
+    ):
         with pytest.raises(ValueError, match="Unknown frame 'Nope'"):
             method("Nope")
     with pytest.raises(ValueError, match="relation type 'Nonsense'"):
@@ -163,7 +168,11 @@ def test_sentence_to_doc_spans(sentences, inventory):
 
     mit = sentence_to_doc(vocab, by_text(sentences, "QN : Will"), frames=inventory, stats=stats)
     chem, bio = mit.spans[TARGETS_KEY]
-    assert (chem.text, chem.label_, chem._.lexical_unit) == ("chemical or biological weapon", "Weapon", "chemical weapon.n")
+    assert (chem.text, chem.label_, chem._.lexical_unit) == (
+        "chemical or biological weapon",
+        "Weapon",
+        "chemical weapon.n",
+    )
     assert chem._.target_parts == [[8, 9], [11, 12]]
     assert [mit[a:b].text for a, b in chem._.target_parts] == ["chemical", "weapon"]
     assert (bio.text, bio._.target_parts) == ("biological weapon", None)
@@ -202,13 +211,25 @@ def test_unknown_frame_and_unaligned_targets_skipped(sentences):
 
 def test_normalize_penn_tag():
     assert [normalize_penn_tag(t) for t in ["nn", "NP", "VVD", "VHZ", "PP$", "sent", "(", "VBZ", "NNP"]] == [
-        "NN", "NNP", "VBD", "VBZ", "PRP$", ".", "-LRB-", "VBZ", "NNP"
+        "NN",
+        "NNP",
+        "VBD",
+        "VBZ",
+        "PRP$",
+        ".",
+        "-LRB-",
+        "VBZ",
+        "NNP",
     ]
 
 
 def test_load_split(fn15_zip, tmp_path):
     split = load_split(SPLITS, fn15_zip)
-    assert split == {"train": ["PropBank__LomaPrieta.xml"], "dev": ["KBEval__MIT.xml"], "test": ["NTI__LibyaCountry1.xml"]}
+    assert split == {
+        "train": ["PropBank__LomaPrieta.xml"],
+        "dev": ["KBEval__MIT.xml"],
+        "test": ["NTI__LibyaCountry1.xml"],
+    }
     assert load_split(SPLITS, all_docs=["a.xml", "KBEval__MIT.xml", "NTI__LibyaCountry1.xml"])["train"] == ["a.xml"]
     bad = tmp_path / "bad.json"
     srsly.write_json(bad, {"dev_files": ["X.xml"], "test_files": ["X.xml"]})
@@ -227,7 +248,9 @@ def test_exemplar_sentences(fn15_zip):
     assert [s.text for s in exemplars] == ["He then drove the car back . ", "The car door slammed , and he was gone . "]
     first = exemplars[0]
     assert first.doc == "lu7808.xml" and first.tagset == "BNC"
-    assert [(t.frame, t.lu, [first.text[a:b] for a, b in t.pieces]) for t in first.targets] == [("Vehicle", "car.n", ["car"])]
+    assert [(t.frame, t.lu, [first.text[a:b] for a, b in t.pieces]) for t in first.targets] == [
+        ("Vehicle", "car.n", ["car"])
+    ]
     doc = sentence_to_doc(Vocab(), first)
     assert [t.tag_ for t in doc] == [""] * len(doc)  # BNC tags are not PTB: not set
     assert [sp.text for sp in doc.spans[TARGETS_KEY]] == ["car"]
@@ -270,7 +293,13 @@ def test_open_sesame_15_columns():
 def test_convert_framenet15_and_docbin_roundtrip(fn15_zip, tmp_path):
     out = tmp_path / "corpus"
     summary = convert_framenet15(fn15_zip, SPLITS, out, progress=False)
-    assert sorted(p.name for p in out.iterdir()) == ["dev.spacy", "exemplars.spacy", "frames.json", "test.spacy", "train.spacy"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "dev.spacy",
+        "exemplars.spacy",
+        "frames.json",
+        "test.spacy",
+        "train.spacy",
+    ]
     assert summary["frames"] == 8 and summary["lexical_units"] == 10
     assert summary["relations"] == {"Inheritance": 2, "Using": 0}
     train, dev, test, ex = summary["train"], summary["dev"], summary["test"], summary["exemplars"]
@@ -315,10 +344,15 @@ def test_convert_framenet17(fn15_zip, tmp_path):
     install_extensions()
     docs = list(DocBin().from_disk(tmp_path / "dev.spacy").get_docs(Vocab()))
     assert [sp.label_ for sp in docs[1].spans[TARGETS_KEY]] == ["Leadership", "Proportional_quantity"]
-    assert FrameInventory().from_disk(tmp_path / "frames.json").names == read_fn17_inventory(FN17_FRAMES, FN17_LEXICON).names
+    assert (
+        FrameInventory().from_disk(tmp_path / "frames.json").names
+        == read_fn17_inventory(FN17_FRAMES, FN17_LEXICON).names
+    )
     # the FN1.5 inventory can also come as a frames.json path
     fn15.to_disk(tmp_path / "fn15.json")
-    again = convert_framenet17(FN17_FRAMES, FN17_LEXICON, FN17_CONLL, tmp_path / "b", fn15_inventory=tmp_path / "fn15.json")
+    again = convert_framenet17(
+        FN17_FRAMES, FN17_LEXICON, FN17_CONLL, tmp_path / "b", fn15_inventory=tmp_path / "fn15.json"
+    )
     assert again["dev"] == dev
 
 
@@ -331,7 +365,15 @@ def test_cli_merges_summary(tmp_path):
     spec.loader.exec_module(module)
     summary_path = tmp_path / "corpora.json"
     srsly.write_json(summary_path, {"other": {"kept": True}})
-    args = ["fn17", str(FN17_FRAMES), str(FN17_LEXICON), str(FN17_CONLL), str(tmp_path / "out"), "--summary", str(summary_path)]
+    args = [
+        "fn17",
+        str(FN17_FRAMES),
+        str(FN17_LEXICON),
+        str(FN17_CONLL),
+        str(tmp_path / "out"),
+        "--summary",
+        str(summary_path),
+    ]
     result = CliRunner().invoke(module.app, args)
     assert result.exit_code == 0, result.output
     assert "targets" in result.output
@@ -410,15 +452,19 @@ def test_reader_leaves_out_the_excluded_lexical_units(tmp_path):
     # verbs labelled: a full-text doc loses their targets (and is marked partial, so the word
     # is no "not a target" evidence); a doc left with no target is dropped
     import spacy
-
     from frames_toy import toy_docs
+
     from spacy_frames.corpora.readers import create_framenet_reader, is_partial
 
     nlp = spacy.blank("en")
     DocBin(docs=toy_docs(nlp.vocab), store_user_data=True).to_disk(tmp_path / "train.spacy")
     srsly.write_json(tmp_path / "held_out.json", ["give.v", "buy.v"])
     everything = list(create_framenet_reader(str(tmp_path / "train.spacy"))(nlp))
-    kept = list(create_framenet_reader(str(tmp_path / "train.spacy"), exclude_lexical_units=str(tmp_path / "held_out.json"))(nlp))
+    kept = list(
+        create_framenet_reader(str(tmp_path / "train.spacy"), exclude_lexical_units=str(tmp_path / "held_out.json"))(
+            nlp
+        )
+    )
     lus = [[t._.lexical_unit for t in eg.reference.spans[TARGETS_KEY]] for eg in kept]
     assert len(kept) == len(everything) - 1  # "They bought a car ." had buy.v only
     assert ["gift.n"] in lus and not any("give.v" in doc_lus or "buy.v" in doc_lus for doc_lus in lus)

@@ -4,12 +4,12 @@ inventory.frames), on the fixtures of tests/fixtures/framenet. The fixture FE la
 the real FN1.5 ones of those sentences, plus two marked additions to NTI__LibyaCountry1's
 "leader" (a null instantiation and a rank-2 layer) and one to frame/Surviving.xml (a
 Requires relation)."""
-import zipfile
+
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import srsly
+from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
@@ -27,8 +27,6 @@ from spacy_frames.corpora.framenet_sentences import (
 )
 from spacy_frames.extensions import FE_KEY, TARGETS_KEY, fe_target_id, install_extensions, make_fe_span
 from spacy_frames.inventory.frames import FEDef, FrameInventory
-
-from framenet_paths import FIXTURES, FN17, FN17_CONLL, FN17_FRAMES, FN17_LEXICON, REAL, SAMPLE_CONLL, SPLITS  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +51,11 @@ def test_fulltext_reader_fe_offsets(sentences):
     assert (december.elements, december.null_elements) == ([], [])
     # rank 1 only: the rank-2 "Role" label is not read; end offsets are exclusive
     assert leader.elements == [FrameElement("Governed", 22, 28), FrameElement("Leader", 36, 56)]
-    assert [libya.text[fe.start:fe.end] for fe in leader.elements] == ["Libyan", "Col. Muammar Qadhafi"]
+    assert [libya.text[fe.start : fe.end] for fe in leader.elements] == ["Libyan", "Col. Muammar Qadhafi"]
     assert leader.null_elements == [("Activity", "INI")]
-    assert [(fe.name, libya.text[fe.start:fe.end]) for fe in wmd.elements] == [("Weapon", "WMD")]
+    assert [(fe.name, libya.text[fe.start : fe.end]) for fe in wmd.elements] == [("Weapon", "WMD")]
     qn = by_text(sentences, "QN : Will")
-    assert [(fe.name, qn.text[fe.start:fe.end]) for fe in qn.targets[0].elements] == [
+    assert [(fe.name, qn.text[fe.start : fe.end]) for fe in qn.targets[0].elements] == [
         ("Wielder", "a terrorist"),
         ("Weapon", "chemical"),
         ("Weapon", "weapon"),
@@ -67,7 +65,7 @@ def test_fulltext_reader_fe_offsets(sentences):
 def test_exemplar_reader_fes(fn15_zip):
     first = list(iter_exemplar_sentences(fn15_zip))[0]
     (target,) = first.targets
-    assert [(fe.name, first.text[fe.start:fe.end]) for fe in target.elements] == [("Vehicle", "car")]
+    assert [(fe.name, first.text[fe.start : fe.end]) for fe in target.elements] == [("Vehicle", "car")]
 
 
 def test_bio_spans():
@@ -81,11 +79,11 @@ def test_bio_spans():
 def test_open_sesame_fe_bio():
     qn, congress = list(iter_open_sesame_sentences(FN17_CONLL))
     bio, chem = qn.targets
-    assert [(fe.name, qn.text[fe.start:fe.end]) for fe in bio.elements] == [
+    assert [(fe.name, qn.text[fe.start : fe.end]) for fe in bio.elements] == [
         ("Wielder", "a terrorist"),
         ("Weapon", "biological weapon"),
     ]
-    assert [(fe.name, qn.text[fe.start:fe.end]) for fe in chem.elements] == [
+    assert [(fe.name, qn.text[fe.start : fe.end]) for fe in chem.elements] == [
         ("Wielder", "a terrorist"),
         ("Weapon", "chemical"),
         ("Weapon", "weapon"),
@@ -98,7 +96,7 @@ def test_open_sesame_fe_bio():
     assert fe_view(at_least) == [("one other congressman", "Individuals")]
     assert stats["fe_skipped_overlaps_target"] == 2 and stats["fe_overlaps_target_coincident"] == 2
     (sample,) = list(iter_open_sesame_sentences(SAMPLE_CONLL))  # 15 columns: FE BIO = column 15
-    assert [(fe.name, sample.text[fe.start:fe.end]) for fe in sample.targets[0].elements][0] == (
+    assert [(fe.name, sample.text[fe.start : fe.end]) for fe in sample.targets[0].elements][0] == (
         "Landmark_period",
         "this period",
     )
@@ -206,14 +204,18 @@ def test_skip_rules_on_handmade_sentence():
     stats: Counter = Counter()
     doc = sentence_to_doc(Vocab(), handmade([giving, again]), stats=stats)
     first, second = doc.spans[TARGETS_KEY]
-    assert fe_view(first) == fe_view(second) == [
-        ("Kim", "Donor"),
-        ("the old book", "Theme"),
-        ("old book", "Depictive"),
-        ("Lee", "Recipient"),
-        ("Sam", "Recipient"),
-        ("yesterday", "Time"),
-    ]
+    assert (
+        fe_view(first)
+        == fe_view(second)
+        == [
+            ("Kim", "Donor"),
+            ("the old book", "Theme"),
+            ("old book", "Depictive"),
+            ("Lee", "Recipient"),
+            ("Sam", "Recipient"),
+            ("yesterday", "Time"),
+        ]
+    )
     summary = fe_summary(stats)
     assert summary["skipped"] == {
         "overlaps_target": 1,
@@ -255,7 +257,9 @@ def _fe_doc() -> Doc:
 
 
 def _all_fes(doc: Doc):
-    return [(t.text, t.label_, fe_view(t), [fe._.fe_target for fe in t._.frame_elements]) for t in doc.spans[TARGETS_KEY]]
+    return [
+        (t.text, t.label_, fe_view(t), [fe._.fe_target for fe in t._.frame_elements]) for t in doc.spans[TARGETS_KEY]
+    ]
 
 
 def test_frame_elements_survive_docbin_and_bytes(tmp_path):
@@ -341,7 +345,10 @@ def test_inventory_fe_serialization_and_old_files(inventory, tmp_path):
     assert legacy.names == inventory.names and legacy.frame_elements("Weapon") == [] and legacy.excludes("Weapon") == []
     assert legacy.fe_counts()["frames_with_fes"] == 0
     # the same through the msgpack / JSON bytes the components store
-    assert FrameInventory().from_dict(srsly.msgpack_loads(srsly.msgpack_dumps(inventory.to_dict()))).to_dict() == inventory.to_dict()
+    assert (
+        FrameInventory().from_dict(srsly.msgpack_loads(srsly.msgpack_dumps(inventory.to_dict()))).to_dict()
+        == inventory.to_dict()
+    )
 
 
 def test_add_frame_with_frame_elements(inventory):
@@ -349,7 +356,10 @@ def test_add_frame_with_frame_elements(inventory):
     inv.add_frame(
         "Toy_giving",
         "A Giver hands a Toy to a Child.",
-        frame_elements=[FEDef("Giver", "Core", "The one who gives."), {"name": "Toy", "core_type": "Core", "excludes": ["Child"]}],
+        frame_elements=[
+            FEDef("Giver", "Core", "The one who gives."),
+            {"name": "Toy", "core_type": "Core", "excludes": ["Child"]},
+        ],
     )
     inv.add_frame("Bare", "No FEs.")
     assert inv.fe_names("Toy_giving") == ["Giver", "Toy"] and inv.fe_names("Bare") == []
@@ -375,11 +385,15 @@ def test_conversion_summaries_have_frame_elements(fn15_zip, tmp_path):
     assert all(s["label_not_in_frame"] == 0 for s in (train, dev, test, ex))
     assert summary["frame_elements"]["frames_with_fes"] == 8
     install_extensions()
-    (doc,) = [d for d in DocBin().from_disk(tmp_path / "fn15" / "test.spacy").get_docs(Vocab()) if len(d.spans[TARGETS_KEY])]
+    (doc,) = [
+        d for d in DocBin().from_disk(tmp_path / "fn15" / "test.spacy").get_docs(Vocab()) if len(d.spans[TARGETS_KEY])
+    ]
     assert fe_view(doc.spans[TARGETS_KEY][0]) == [("Libyan", "Governed"), ("Col. Muammar Qadhafi", "Leader")]
     assert FrameInventory().from_disk(tmp_path / "fn15" / "frames.json").fe_counts() == summary["frame_elements"]
 
-    fn17 = convert_framenet17(FN17_FRAMES, FN17_LEXICON, FN17_CONLL, tmp_path / "fn17", fn15_inventory=read_fn15_inventory(fn15_zip))
+    fn17 = convert_framenet17(
+        FN17_FRAMES, FN17_LEXICON, FN17_CONLL, tmp_path / "fn17", fn15_inventory=read_fn15_inventory(fn15_zip)
+    )
     fe = fn17["dev"]["frame_elements"]
     assert (fe["annotated"], fe["spans"], fe["skipped"]["overlaps_target"]) == (8, 3, 5)
     assert fe["annotated_new_frame"] == 2 and fe["label_not_in_frame"] == 0

@@ -1,9 +1,10 @@
 """Discourse corpora: GDTB and DiscoGeM readers, the .rels reader/writer, the training reader."""
+
 import pytest
 import spacy
+from conftest import SHARED_ASSETS
 from spacy.tokens import DocBin
 
-from conftest import SHARED_ASSETS
 from spacy_frames.corpora.discourse import (
     DiscourseRelation,
     create_discourse_reader,
@@ -51,9 +52,13 @@ def test_rels_reader_and_writer_roundtrip(tmp_path):
     flipped = next(r for r in implicit if r.meta["dir"] == "1>2")
     assert flipped.arg1 == flipped.meta["unit1_sent"] or flipped.arg1 in flipped.meta["unit1_sent"]
     assert flipped.senses[0].split(".")[-1].startswith("Arg1-as")
-    write_rels(tmp_path / "pred.rels", relations, [r.senses[0] if r.senses else "Expansion.Conjunction" for r in relations])
+    write_rels(
+        tmp_path / "pred.rels", relations, [r.senses[0] if r.senses else "Expansion.Conjunction" for r in relations]
+    )
     again = read_rels(tmp_path / "pred.rels")
-    assert [(r.arg1, r.arg2, r.senses) for r in again] == [(r.arg1, r.arg2, r.senses or ["Expansion.Conjunction"]) for r in relations]
+    assert [(r.arg1, r.arg2, r.senses) for r in again] == [
+        (r.arg1, r.arg2, r.senses or ["Expansion.Conjunction"]) for r in relations
+    ]
     header = (tmp_path / "pred.rels").read_text().splitlines()[1].split("\t")
     assert header[-1].count(".") <= 1  # DISRPT's label column is the level-2 sense
 
@@ -70,18 +75,31 @@ def test_discogem_splits_and_soft_labels():
 
 def test_relation_doc_and_training_reader(tmp_path):
     nlp = spacy.blank("en")
-    rels = [DiscourseRelation("a", "Implicit", "It rained.", "We stayed in.", ["Contingency.Cause.Result", "Temporal.Asynchronous.Precedence"], "so"),
-            DiscourseRelation("b", "Explicit", "It rained.", "But we went out.", ["Comparison.Concession.Arg2-as-denier"])]
+    rels = [
+        DiscourseRelation(
+            "a",
+            "Implicit",
+            "It rained.",
+            "We stayed in.",
+            ["Contingency.Cause.Result", "Temporal.Asynchronous.Precedence"],
+            "so",
+        ),
+        DiscourseRelation("b", "Explicit", "It rained.", "But we went out.", ["Comparison.Concession.Arg2-as-denier"]),
+    ]
     doc = relation_doc(nlp, rels[0])
     arg1, arg2 = doc.spans["discourse_args"]
     assert (arg1.text, arg2.text) == ("It rained.", "We stayed in.")
     augmented = relation_doc(nlp, rels[0], connective="so")
-    assert augmented.text == "It rained. so We stayed in." and augmented.spans["discourse_args"][1].text == "We stayed in."
+    assert (
+        augmented.text == "It rained. so We stayed in." and augmented.spans["discourse_args"][1].text == "We stayed in."
+    )
     DocBin(docs=[relation_doc(nlp, r) for r in rels], store_user_data=True).to_disk(tmp_path / "c.spacy")
     train = list(create_discourse_reader([str(tmp_path / "c.spacy")], augment=True, split_senses=True)(nlp))
     # the explicit relation is filtered; two senses x (original + augmented) examples
     assert len(train) == 4
-    assert [eg.reference._.discourse_gold["senses"] for eg in train] == [["Contingency.Cause.Result"]] * 2 + [["Temporal.Asynchronous.Precedence"]] * 2
+    assert [eg.reference._.discourse_gold["senses"] for eg in train] == [["Contingency.Cause.Result"]] * 2 + [
+        ["Temporal.Asynchronous.Precedence"]
+    ] * 2
     assert all(len(eg.predicted.spans["discourse_args"]) == 2 for eg in train)
     assert not any(eg.predicted._.discourse_gold for eg in train)  # the gold stays on the reference
     dev = list(create_discourse_reader([str(tmp_path / "c.spacy")], types=[])(nlp))

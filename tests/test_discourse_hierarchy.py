@@ -1,13 +1,14 @@
 """The PDTB-3 sense hierarchy, the hierarchical contrastive loss and the discourse metrics."""
+
 import math
 
 import numpy
 import pytest
-
-from spacy_frames.scoring.discourse import level_scores, score_relations
-from spacy_frames.losses import HierarchicalContrastiveLoss
-from spacy_frames.inventory.senses import SenseHierarchy
 from test_losses import numeric_grad
+
+from spacy_frames.inventory.senses import SenseHierarchy
+from spacy_frames.losses import HierarchicalContrastiveLoss
+from spacy_frames.scoring.discourse import level_scores, score_relations
 
 
 def test_inventory_levels():
@@ -56,15 +57,21 @@ def test_decoding_is_consistent_with_the_hierarchy():
     for label in ("Temporal.Asynchronous.Precedence", "Expansion.Conjunction"):
         component.add_label(label)
     assert component.tables["level1"] == ["Temporal", "Expansion"]
-    logits = [numpy.log(numpy.array([[0.9, 0.1]], dtype="float32")),
-              numpy.log(numpy.array([[0.4, 0.6]], dtype="float32")),
-              numpy.zeros((1, 2), dtype="float32")]
+    logits = [
+        numpy.log(numpy.array([[0.9, 0.1]], dtype="float32")),
+        numpy.log(numpy.array([[0.4, 0.6]], dtype="float32")),
+        numpy.zeros((1, 2), dtype="float32"),
+    ]
     senses, scores = component.decode(logits)
     assert senses == ["Temporal.Asynchronous.Precedence"]
     # the path probability among the two paths: 0.36 / (0.36 + 0.06)
     assert scores[0] == pytest.approx(0.36 / 0.42, rel=1e-5)
     relation = component.relation(*[spacy.blank("en")("a b")[i : i + 1] for i in (0, 1)], senses[0], scores[0])
-    assert (relation["sense"], relation["level1"], relation["level2"]) == ("Temporal.Asynchronous", "Temporal", "Temporal.Asynchronous")
+    assert (relation["sense"], relation["level1"], relation["level2"]) == (
+        "Temporal.Asynchronous",
+        "Temporal",
+        "Temporal.Asynchronous",
+    )
 
 
 def _unit(*xy):
@@ -123,7 +130,12 @@ def test_hierarchical_contrastive_bad_settings():
 
 def test_level_scores_hand_computed():
     predicted = ["Expansion.Conjunction", "Contingency.Cause.Reason", "Expansion.Conjunction", None]
-    gold = [["Expansion.Conjunction"], ["Contingency.Cause.Result", "Expansion.Conjunction"], ["Contingency.Cause.Result"], ["Expansion.Conjunction"]]
+    gold = [
+        ["Expansion.Conjunction"],
+        ["Contingency.Cause.Result", "Expansion.Conjunction"],
+        ["Contingency.Cause.Result"],
+        ["Expansion.Conjunction"],
+    ]
     scores = score_relations(predicted, gold)
     # level 2: right, right (Cause matches its first gold), wrong, none
     assert scores["l2"]["acc"] == 50.0
@@ -154,14 +166,23 @@ def test_weighted_cross_entropy_rows():
 def test_paired_bootstrap_of_two_systems():
     from spacy_frames.scoring.discourse_eval import paired_bootstrap
 
-    gold = [["Expansion.Conjunction"], ["Contingency.Cause.Reason"], ["Comparison.Contrast"], ["Expansion.Conjunction"]] * 5
+    gold = [
+        ["Expansion.Conjunction"],
+        ["Contingency.Cause.Reason"],
+        ["Comparison.Contrast"],
+        ["Expansion.Conjunction"],
+    ] * 5
     right = [g[0] for g in gold]
     wrong = ["Temporal.Synchronous"] * len(gold)
     result = paired_bootstrap([right, right], [wrong], gold, n_resamples=50)
     assert result["l2_acc"]["diff"] == 100.0 and result["l2_acc"]["ci95"] == [100.0, 100.0]
     assert result["l1_acc"]["p_a_not_better"] == 0.0
     same = paired_bootstrap([right], [right], gold, n_resamples=50)
-    assert same["l2_acc"]["diff"] == 0.0 and same["l2_acc"]["ci95"] == [0.0, 0.0] and same["l2_acc"]["p_a_not_better"] == 1.0
+    assert (
+        same["l2_acc"]["diff"] == 0.0
+        and same["l2_acc"]["ci95"] == [0.0, 0.0]
+        and same["l2_acc"]["p_a_not_better"] == 1.0
+    )
     # half right vs all right: A is 50 points worse; the interval holds that and excludes 0
     half = [g[0] if i % 2 else "Temporal.Synchronous" for i, g in enumerate(gold)]
     worse = paired_bootstrap([half], [right], gold, n_resamples=200)

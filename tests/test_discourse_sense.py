@@ -1,15 +1,16 @@
 """discourse_sense on a tiny random BERT and toy relations."""
+
 import math
 
 import numpy
 import pytest
 import spacy
+from conftest import discourse_config
+from discourse_toy import RELATIONS, toy_relations
 from spacy.tokens import Doc, DocBin, SpanGroup
 from spacy.training import Example
 from spacy.util import make_tempdir
 
-from conftest import discourse_config
-from discourse_toy import RELATIONS, toy_relations
 from spacy_frames.corpora.discourse import input_doc, relation_doc
 from spacy_frames.ml.transformer import wordpiece_counts
 from spacy_frames.scoring.discourse_eval import evaluate_corpus
@@ -30,7 +31,9 @@ def toy_examples(nlp):
 
 def with_args(nlp, text, spans):
     doc = nlp.make_doc(text)
-    doc.spans["discourse_args"] = SpanGroup(doc, name="discourse_args", spans=[doc.char_span(a, b, alignment_mode="expand") for a, b in spans])
+    doc.spans["discourse_args"] = SpanGroup(
+        doc, name="discourse_args", spans=[doc.char_span(a, b, alignment_mode="expand") for a, b in spans]
+    )
     return doc
 
 
@@ -42,8 +45,25 @@ def test_add_pipe_default_config_and_bad_settings():
     with pytest.raises(ValueError, match="head_weights"):
         spacy.blank("en").add_pipe("discourse_sense", config={"head_weights": [0.0, 0.0, 0.0]})
     with pytest.raises(ValueError, match="representation"):
-        spacy.blank("en").add_pipe("discourse_sense", config={"model": {"@architectures": "spacy-frames.DiscourseSense.v1", "representation": "cls",
-                                                                        "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "width": 8, "depth": 1, "embed_size": 100, "window_size": 1, "maxout_pieces": 2, "subword_features": False, "pretrained_vectors": None}}})
+        spacy.blank("en").add_pipe(
+            "discourse_sense",
+            config={
+                "model": {
+                    "@architectures": "spacy-frames.DiscourseSense.v1",
+                    "representation": "cls",
+                    "tok2vec": {
+                        "@architectures": "spacy.HashEmbedCNN.v2",
+                        "width": 8,
+                        "depth": 1,
+                        "embed_size": 100,
+                        "window_size": 1,
+                        "maxout_pieces": 2,
+                        "subword_features": False,
+                        "pretrained_vectors": None,
+                    },
+                }
+            },
+        )
     with pytest.raises(ValueError, match="not a level-2 or level-3"):
         component.add_label("Expansion")
     with pytest.raises(ValueError, match="unknown discourse sense"):
@@ -81,8 +101,12 @@ def test_update_skips_examples_without_gold(tiny_bert, toy_discourse, transforme
 def test_ablation_settings_train_and_name_level2_senses(tiny_bert, toy_discourse, transformer_dir, beta, weights):
     from thinc.api import Adam
 
-    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": beta,
-                                                                      "components.discourse_sense.head_weights": weights})
+    nlp = initialized(
+        tiny_bert,
+        toy_discourse,
+        transformer_dir,
+        **{"components.discourse_sense.contrastive_weight": beta, "components.discourse_sense.head_weights": weights},
+    )
     optimizer = Adam(0.001)
     examples = toy_examples(nlp)
     first = nlp.update(examples, sgd=optimizer)["discourse_sense"]
@@ -106,7 +130,9 @@ def test_adjacent_sentences_raw_text_and_bad_args(trained_discourse):
     # overlapping arguments are still a pair
     doc = nlp(with_args(nlp, TEXT, [(0, 40), (21, 60)]))
     arg1, arg2 = doc.spans["discourse_args"]
-    assert [(r["arg1"], r["arg2"]) for r in doc._.discourse_relations] == [([arg1.start_char, arg1.end_char], [arg2.start_char, arg2.end_char])]
+    assert [(r["arg1"], r["arg2"]) for r in doc._.discourse_relations] == [
+        ([arg1.start_char, arg1.end_char], [arg2.start_char, arg2.end_char])
+    ]
 
 
 def test_empty_one_sentence_and_very_long_docs(trained_discourse):
@@ -141,7 +167,9 @@ def test_pipe_equals_call_and_survives_docbin(trained_discourse, n_process):
     single = [nlp(t)._.discourse_relations for t in texts]
     piped = list(nlp.pipe(texts, n_process=n_process, batch_size=2))
     assert [d._.discourse_relations for d in piped] == single
-    restored = DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    restored = (
+        DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    )
     assert [d._.discourse_relations for d in restored] == single
     assert Doc(nlp.vocab).from_bytes(piped[0].to_bytes())._.discourse_relations == single[0]
 
@@ -162,17 +190,51 @@ def test_cli_evaluate_and_predict_rels(trained_discourse, toy_discourse, tmp_pat
     from spacy_frames.corpora.discourse import read_rels
 
     runner = CliRunner()
-    result = runner.invoke(app, ["evaluate-discourse", str(trained_discourse), str(toy_discourse / "dev.spacy"), "-o", str(tmp_path / "s.json")])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate-discourse",
+            str(trained_discourse),
+            str(toy_discourse / "dev.spacy"),
+            "-o",
+            str(tmp_path / "s.json"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "s.json").read_text())["dev"]["l2"]["acc"] == 100.0
-    rows = ["doc\tunit1_toks\tunit2_toks\tunit1_txt\tunit2_txt\ts1_toks\ts2_toks\tunit1_sent\tunit2_sent\tdir\trel_type\torig_label\tlabel"]
+    rows = [
+        "doc\tunit1_toks\tunit2_toks\tunit1_txt\tunit2_txt\ts1_toks\ts2_toks\tunit1_sent\tunit2_sent\tdir\trel_type\torig_label\tlabel"
+    ]
     for a1, a2, sense, _ in RELATIONS:
-        rows.append("\t".join(["toy", "1-2", "3-4", a1, a2, "1-2", "3-4", a1, a2, "1<2", "implicit", sense.lower(), ".".join(sense.split(".")[:2]).lower()]))
+        rows.append(
+            "\t".join(
+                [
+                    "toy",
+                    "1-2",
+                    "3-4",
+                    a1,
+                    a2,
+                    "1-2",
+                    "3-4",
+                    a1,
+                    a2,
+                    "1<2",
+                    "implicit",
+                    sense.lower(),
+                    ".".join(sense.split(".")[:2]).lower(),
+                ]
+            )
+        )
     (tmp_path / "in.rels").write_text("\n".join(rows) + "\n")
-    result = runner.invoke(app, ["predict-rels", str(trained_discourse), str(tmp_path / "in.rels"), str(tmp_path / "out.rels")])
+    result = runner.invoke(
+        app, ["predict-rels", str(trained_discourse), str(tmp_path / "in.rels"), str(tmp_path / "out.rels")]
+    )
     assert result.exit_code == 0, result.output
     assert [r.senses for r in read_rels(tmp_path / "out.rels")] == [[sense] for _, _, sense, _ in RELATIONS]
-    result = runner.invoke(app, ["evaluate-discourse", str(trained_discourse), str(tmp_path / "missing.spacy"), "-o", str(tmp_path / "x.json")])
+    result = runner.invoke(
+        app,
+        ["evaluate-discourse", str(trained_discourse), str(tmp_path / "missing.spacy"), "-o", str(tmp_path / "x.json")],
+    )
     assert result.exit_code == 1 and "convert-discourse" in result.output
 
 
@@ -181,7 +243,9 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discours
     discourse_sense's dense layer and heads change."""
     from conftest import component_config, train_tiny, transformer_weights
 
-    config = component_config("discourse_head", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy")
+    config = component_config(
+        "discourse_head", tiny_bert, transformer_dir, toy_discourse / "train.spacy", toy_discourse / "dev.spacy"
+    )
     nlp = spacy.load(train_tiny(config, tmp_path, 10, 5))
     before, after = transformer_weights(spacy.load(transformer_dir)), transformer_weights(nlp)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
@@ -191,7 +255,9 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discours
 
 def test_augmented_copies_weigh_less_in_the_cross_entropy(tiny_bert, toy_discourse, transformer_dir):
     """augmented_weight scales the cross-entropy of connective-inserted copies."""
-    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": 0.0})
+    nlp = initialized(
+        tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": 0.0}
+    )
     component = nlp.get_pipe("discourse_sense")
     examples = toy_examples(nlp)[:2]
     augmented = [Example(eg.predicted.copy(), eg.reference.copy()) for eg in examples]
@@ -212,14 +278,19 @@ def test_augmented_copies_weigh_less_in_the_cross_entropy(tiny_bert, toy_discour
     assert row_norms[2] == pytest.approx(0.1 * row_norms[0], rel=1e-4)
 
 
-@pytest.mark.parametrize("decoding,sense,score", [
-    # joint: p(path) ∝ p(l1) * p(l2): Cause .6 * .1 = .06, Conjunction and Level-of-detail .4 * .45 = .18 each
-    ("joint", "Expansion.Conjunction", 0.18 / 0.42),
-    # top-down: Contingency (.6) decides; Cause is its only path below: .6 * 1
-    ("top-down", "Contingency.Cause", 0.6),
-])
+@pytest.mark.parametrize(
+    "decoding,sense,score",
+    [
+        # joint: p(path) ∝ p(l1) * p(l2): Cause .6 * .1 = .06, Conjunction and Level-of-detail .4 * .45 = .18 each
+        ("joint", "Expansion.Conjunction", 0.18 / 0.42),
+        # top-down: Contingency (.6) decides; Cause is its only path below: .6 * 1
+        ("top-down", "Contingency.Cause", 0.6),
+    ],
+)
 def test_decoding_joint_and_top_down_by_hand(decoding, sense, score):
-    component = spacy.blank("en").add_pipe("discourse_sense", config={"decoding": decoding, "head_weights": [1.0, 1.0, 0.0]})
+    component = spacy.blank("en").add_pipe(
+        "discourse_sense", config={"decoding": decoding, "head_weights": [1.0, 1.0, 0.0]}
+    )
     for label in ("Contingency.Cause.Result", "Expansion.Conjunction", "Expansion.Level-of-detail.Arg2-as-detail"):
         component.add_label(label)
     assert component.tables["level1"] == ["Contingency", "Expansion"]
@@ -259,10 +330,13 @@ def test_relation_batcher_keeps_every_copy_with_its_original(toy_discourse):
     import random
 
     from spacy.util import registry
+
     from spacy_frames.corpora.batching import relation_batch_stats
 
     nlp = spacy.blank("en")
-    reader = registry.readers.get("spacy-frames.DiscourseCorpus.v1")([str(toy_discourse / "train.spacy")], augment=True, split_senses=True, separator="[SEP]")
+    reader = registry.readers.get("spacy-frames.DiscourseCorpus.v1")(
+        [str(toy_discourse / "train.spacy")], augment=True, split_senses=True, separator="[SEP]"
+    )
     examples = list(reader(nlp))
     assert len(examples) == 2 * len(RELATIONS)
     batcher = registry.batchers.get("spacy-frames.relation_batcher.v1")(size=3)
@@ -307,7 +381,10 @@ def test_own_encoder_encodes_each_pair_with_the_separator(trained_discourse, toy
     for rels, exp in zip(got, expected):
         assert rels[0]["score"] == pytest.approx(exp[0]["score"], abs=1e-4)
     relations = own(TEXT)._.discourse_relations  # adjacent sentences, offsets into the user's text
-    assert [TEXT[slice(*r["arg1"])] for r in relations] == ["Prices rose sharply.", "So demand outpaced the supply of grain."]
+    assert [TEXT[slice(*r["arg1"])] for r in relations] == [
+        "Prices rose sharply.",
+        "So demand outpaced the supply of grain.",
+    ]
 
 
 def test_own_encoder_batches_pairs_by_length_and_keeps_document_order(trained_discourse):
@@ -318,18 +395,27 @@ def test_own_encoder_batches_pairs_by_length_and_keeps_document_order(trained_di
     own.replace_listeners("transformer", "discourse_sense", ["model.tok2vec"])
     own.remove_pipe("transformer")
     component = own.get_pipe("discourse_sense")
-    texts = [TEXT, "Short. " + "Very much longer words follow in this second sentence here . " * 12 + "End.", "", "A b. C d. E f."]
+    texts = [
+        TEXT,
+        "Short. " + "Very much longer words follow in this second sentence here . " * 12 + "End.",
+        "",
+        "A b. C d. E f.",
+    ]
     whole = [d._.discourse_relations for d in own.pipe(texts, batch_size=8)]
     counts = wordpiece_counts(component.model, ["", "Prices rose.", "委员会决定推迟投票。"])
     assert counts[0] == 0 and 0 < counts[1] < counts[2] and wordpiece_counts(component.model, []) == []
-    assert wordpiece_counts(spacy.load(trained_discourse).get_pipe("discourse_sense").model, ["a"]) is None  # a listener
+    assert (
+        wordpiece_counts(spacy.load(trained_discourse).get_pipe("discourse_sense").model, ["a"]) is None
+    )  # a listener
     calls = []
     classify = component._classify
     component._classify = lambda inputs, *args: calls.append(len(inputs[0])) or classify(inputs, *args)
     component.cfg["max_pairs_per_batch"] = 2
     split = [d._.discourse_relations for d in own.pipe(texts, batch_size=8)]
     assert sum(calls) == sum(len(r) for r in whole) and max(calls) <= 2 and len(calls) >= 3
-    assert [[(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in split] == [[(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in whole]
+    assert [[(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in split] == [
+        [(r["arg1"], r["arg2"], r["sense"]) for r in rels] for rels in whole
+    ]
     for rels, exp in zip(split, whole):
         assert [r["score"] for r in rels] == pytest.approx([r["score"] for r in exp], abs=1e-4)
         assert [r["arg1"][0] for r in rels] == sorted(r["arg1"][0] for r in rels)

@@ -1,10 +1,15 @@
 """`spacy-frames evaluate MODEL DATA.spacy`: one row per score the gold data and the
 pipeline allow, the values of nlp.evaluate's registered scorers, the JSON, the errors;
 on the tiny assembled en_frames_trf and gold DocBins built from the toy data."""
+
 import json
 
 import pytest
 import spacy
+from discourse_toy import toy_relations
+from fe_toy import toy_fe_docs
+from frames_toy import toy_docs
+from media_toy import toy_articles
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from typer.testing import CliRunner
@@ -17,11 +22,6 @@ from spacy_frames.extensions import install_extensions
 from spacy_frames.scoring.induction import score_induced_frames
 from spacy_frames.scoring.report import METRICS, check_data, evaluate_report, make_examples, print_report
 from spacy_frames.suggesters.frames import is_predicate
-
-from discourse_toy import toy_relations
-from fe_toy import toy_fe_docs
-from frames_toy import toy_docs
-from media_toy import toy_articles
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
@@ -76,7 +76,9 @@ def test_rows_exactly_for_the_annotations_present(nlp, tmp_path):
 
 def test_rows_need_the_component(tiny_frames_trf, tmp_path):
     partial = spacy.load(tiny_frames_trf, exclude=["discourse_sense", "frame_inducer"])
-    report = evaluate_report(partial, write(tmp_path / "mix.spacy", toy_docs(partial.vocab) + discourse_docs(partial) + media_docs(partial)))
+    report = evaluate_report(
+        partial, write(tmp_path / "mix.spacy", toy_docs(partial.vocab) + discourse_docs(partial) + media_docs(partial))
+    )
     assert set(row_keys(report)) == (FRAME_KEYS - {"induce_bcf"}) | MEDIA_KEYS | {"speed"}
     assert "discourse_sense" not in report["components"] and report["annotations"]["discourse"] == 4
 
@@ -117,13 +119,17 @@ def test_score_induced_frames_counts_unassigned_targets_as_singletons():
     vocab = spacy.blank("en").vocab
     examples = []
     # (words, tags, [(index, gold frame, induced frame or None)])
-    rows = [("She gave it".split(), ["PRP", "VBD", "PRP"], [(1, "Giving", "F0000")]),
-            ("He handed it".split(), ["PRP", "VBD", "PRP"], [(1, "Giving", "F0000")]),
-            ("We walked home".split(), ["PRP", "VBD", "NN"], [(1, "Self_motion", "F0000"), (2, "Locale", "F0001")]),
-            ("They ran off".split(), ["PRP", "VBD", "RP"], [(1, "Self_motion", None)])]
+    rows = [
+        ("She gave it".split(), ["PRP", "VBD", "PRP"], [(1, "Giving", "F0000")]),
+        ("He handed it".split(), ["PRP", "VBD", "PRP"], [(1, "Giving", "F0000")]),
+        ("We walked home".split(), ["PRP", "VBD", "NN"], [(1, "Self_motion", "F0000"), (2, "Locale", "F0001")]),
+        ("They ran off".split(), ["PRP", "VBD", "RP"], [(1, "Self_motion", None)]),
+    ]
     for words, tags, targets in rows:
         ref = Doc(vocab, words=words, tags=tags)
-        ref.spans["targets"] = SpanGroup(ref, name="targets", spans=[Span(ref, i, i + 1, label=frame) for i, frame, _ in targets])
+        ref.spans["targets"] = SpanGroup(
+            ref, name="targets", spans=[Span(ref, i, i + 1, label=frame) for i, frame, _ in targets]
+        )
         predicted = Doc(vocab, words=words)
         for i, _, cluster in targets:
             predicted[i : i + 1]._.induced_frame = cluster
@@ -155,12 +161,22 @@ def test_cli_prints_one_table_and_writes_json(tiny_frames_trf, nlp, tmp_path):
 
 
 def test_print_report_without_a_pipeline(capsys):
-    report = {"data": "d.spacy", "documents": 2, "annotations": {"frames": 3, "frame_elements": 0, "discourse": 0, "media": 0},
-              "rows": [{"name": "Frame R@5", "key": "frame_r5", "value": None}, {"name": "Words/s", "key": "speed", "value": 1234.4}]}
+    report = {
+        "data": "d.spacy",
+        "documents": 2,
+        "annotations": {"frames": 3, "frame_elements": 0, "discourse": 0, "media": 0},
+        "rows": [
+            {"name": "Frame R@5", "key": "frame_r5", "value": None},
+            {"name": "Words/s", "key": "speed", "value": 1234.4},
+        ],
+    }
     print_report(report)
     out = capsys.readouterr().out
     assert "3 gold targets with frames" in out
-    assert [line.split()[-2:] for line in out.splitlines() if line.startswith(("Frame R@5", "Words/s"))] == [["-", "frame_r5"], ["1234", "speed"]]
+    assert [line.split()[-2:] for line in out.splitlines() if line.startswith(("Frame R@5", "Words/s"))] == [
+        ["-", "frame_r5"],
+        ["1234", "speed"],
+    ]
 
 
 def test_errors_are_clear(tiny_frames_trf, nlp, tmp_path):
@@ -180,12 +196,16 @@ def test_errors_are_clear(tiny_frames_trf, nlp, tmp_path):
     with pytest.raises(ValueError, match="not a .spacy file"):
         check_data(tmp_path)
     # raw text: nothing to score
-    result = runner.invoke(app, ["evaluate", str(tiny_frames_trf), str(write(tmp_path / "raw.spacy", [nlp.make_doc("Prices rose.")]))])
+    result = runner.invoke(
+        app, ["evaluate", str(tiny_frames_trf), str(write(tmp_path / "raw.spacy", [nlp.make_doc("Prices rose.")]))]
+    )
     assert result.exit_code == 1
     assert "no annotation this pipeline can score" in result.output and "no gold annotation" in result.output
     assert "frame_identifier" in result.output
     # annotation present, component missing: says what was found and what the pipeline has
     without = spacy.load(tiny_frames_trf, exclude=["media_framer"])
-    with pytest.raises(ValueError, match="Found: 4 articles with gold media frames. Pipeline components: .*discourse_sense") as err:
+    with pytest.raises(
+        ValueError, match="Found: 4 articles with gold media frames. Pipeline components: .*discourse_sense"
+    ) as err:
         evaluate_report(without, write(tmp_path / "media.spacy", media_docs(nlp)))
     assert "media_framer" not in str(err.value).split("Scored:")[0]

@@ -1,9 +1,9 @@
 from collections import Counter
 
 import spacy
+from frames_toy import toy_docs, toy_inventory
 from spacy.training import Example
 
-from frames_toy import toy_docs, toy_inventory
 from spacy_frames.corpora.readers import copy_targets
 from spacy_frames.scoring.frames_eval import score_lookup_baseline, subset
 
@@ -21,9 +21,13 @@ def toy_examples():
 def test_subset_keeps_only_selected_targets():
     out = subset(toy_examples(), lambda span: span.label_ == "Giving")
     assert [[(s.text, s.label_) for s in eg.reference.spans["targets"]] for eg in out] == [
-        [("gave", "Giving"), ("gift", "Giving")], [("handed", "Giving")]]
+        [("gave", "Giving"), ("gift", "Giving")],
+        [("handed", "Giving")],
+    ]
     assert [[(s.text, s._.lexical_unit) for s in eg.predicted.spans["targets"]] for eg in out] == [
-        [("gave", "give.v"), ("gift", "gift.n")], [("handed", "hand.v")]]
+        [("gave", "give.v"), ("gift", "gift.n")],
+        [("handed", "hand.v")],
+    ]
 
 
 def test_lookup_baseline_most_frequent_frame():

@@ -1,4 +1,5 @@
 """frame_elements' candidate suggester: its shape, its bounds and its recall on a toy sentence."""
+
 import pytest
 import spacy
 from spacy.tokens import Doc, Span

@@ -1,9 +1,11 @@
 """frame_elements: the component end to end on the tiny BERT (spacy train, the public API
 on gold and predicted frames, serialization, pipe / n_process, bad input)."""
+
 import warnings
 
 import pytest
 import spacy
+from fe_toy import FES, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import make_tempdir
@@ -11,8 +13,6 @@ from spacy.util import make_tempdir
 import spacy_frames
 from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
 from spacy_frames.scoring.frame_elements import score_frame_elements
-
-from fe_toy import FES, toy_fe_docs, toy_fe_inventory
 
 
 def gold_frames_doc(nlp, ref):
@@ -46,7 +46,9 @@ def test_spacy_train_overfits_the_toy_set_on_gold_frames(fe_nlp):
             fes_ = frame._.frame_elements
             assert [(f.start, f.end) for f in fes_] == sorted((f.start, f.end) for f in fes_)
             assert all(f.end <= frame.start or f.start >= frame.end for f in fes_)
-            assert all(f._.fe_frame == frame.label_ and f._.fe_target == [frame.start_char, frame.end_char] for f in fes_)
+            assert all(
+                f._.fe_frame == frame.label_ and f._.fe_target == [frame.start_char, frame.end_char] for f in fes_
+            )
     scores = nlp.evaluate([Example(gold_frames_doc(nlp, ref), ref) for ref in refs])
     assert scores["fe_f"] == 1.0 and scores["fe_per_type"]["Donor"]["n"] == 2
 
@@ -56,7 +58,10 @@ def test_pipe_equals_call_n_process_and_serialized_spans(fe_nlp):
     refs = toy_fe_docs(nlp.vocab)
     expected = [fe_view(nlp(gold_frames_doc(nlp, ref))) for ref in refs]
     for n_process in (1, 2):
-        got = [fe_view(doc) for doc in nlp.pipe([gold_frames_doc(nlp, ref) for ref in refs], batch_size=2, n_process=n_process)]
+        got = [
+            fe_view(doc)
+            for doc in nlp.pipe([gold_frames_doc(nlp, ref) for ref in refs], batch_size=2, n_process=n_process)
+        ]
         assert got == expected
     out = list(nlp.pipe([gold_frames_doc(nlp, ref) for ref in refs]))
     restored = list(DocBin(docs=out, store_user_data=True).get_docs(nlp.vocab))
@@ -97,11 +102,19 @@ def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
     nlp = fe_nlp
     assert nlp("")._.frames == [] and list(nlp("").spans[FE_KEY]) == []
     long_doc = nlp.make_doc(" ".join(["She gave him a gift ."] * 3400))  # 20,400 words
-    long_doc.spans["frames"] = SpanGroup(long_doc, name="frames", spans=[Span(long_doc, i + 1, i + 2, label="Giving") for i in range(0, len(long_doc), 6)])
+    long_doc.spans["frames"] = SpanGroup(
+        long_doc,
+        name="frames",
+        spans=[Span(long_doc, i + 1, i + 2, label="Giving") for i in range(0, len(long_doc), 6)],
+    )
     long_doc = nlp(long_doc)
     assert len(long_doc._.frames) == 3400 and sum(len(f._.frame_elements) for f in long_doc._.frames) > 0
     doc = nlp.make_doc("She gave him a gift .")
-    doc.spans["frames"] = [doc.char_span(4, 8, label="No_such_frame"), doc.char_span(4, 8, label="Giving"), doc.char_span(4, 12, label="Giving")]
+    doc.spans["frames"] = [
+        doc.char_span(4, 8, label="No_such_frame"),
+        doc.char_span(4, 8, label="Giving"),
+        doc.char_span(4, 12, label="Giving"),
+    ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         doc = nlp(doc)
@@ -118,8 +131,14 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
     pipe = nlp.get_pipe("frame_elements")
     n = len(pipe.fe_table)
     spacy_frames.add_frame(
-        nlp, "Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"],
-        frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "The one who cooks."}, {"name": "Food", "core_type": "Core", "definition": "What is cooked."}],
+        nlp,
+        "Cooking",
+        "A Cook prepares Food by applying heat.",
+        lexical_units=["cook.v"],
+        frame_elements=[
+            {"name": "Cook", "core_type": "Core", "definition": "The one who cooks."},
+            {"name": "Food", "core_type": "Core", "definition": "What is cooked."},
+        ],
     )
     assert len(pipe.fe_table) == n + 2 and pipe.model.get_param("fe_vectors").shape[0] == n + 2
     assert "Cooking" in nlp.get_pipe("frame_identifier").labels
@@ -146,9 +165,8 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
 
 
 def test_bad_setup_fails_clearly(trained_frames, toy_fe_corpus, tmp_path):
-    from spacy.cli.train import train
-
     from conftest import fe_config
+    from spacy.cli.train import train
 
     # no definition encoder to lend
     config = fe_config(trained_frames, toy_fe_corpus, **{"components.frame_elements.encoder_component": "nothing_here"})
@@ -186,7 +204,11 @@ def test_scorer_counts_exact_span_and_label():
     gold = toy_fe_docs(nlp.vocab)[0]  # Giving(gave): Donor, Recipient, Theme; Giving(gift): none
     pred = nlp.make_doc(gold.text)
     gave = pred.char_span(4, 8, label="Giving")
-    pred.spans[FE_KEY] = [make_fe_span(gave, 0, 1, "Donor"), make_fe_span(gave, 2, 3, "Theme"), make_fe_span(gave, 3, 5, "Theme")]
+    pred.spans[FE_KEY] = [
+        make_fe_span(gave, 0, 1, "Donor"),
+        make_fe_span(gave, 2, 3, "Theme"),
+        make_fe_span(gave, 3, 5, "Theme"),
+    ]
     scores = score_frame_elements([Example(pred, gold)], component=type("C", (), {"inventory": toy_fe_inventory()})())
     assert scores["fe_p"] == pytest.approx(2 / 3) and scores["fe_r"] == pytest.approx(2 / 3)
     assert scores["fe_per_type"]["Recipient"] == {"p": 0.0, "r": 0.0, "f": 0.0, "n": 1}
@@ -204,7 +226,12 @@ def test_error_breakdown_by_hand():
     gave = pred.char_span(4, 8, label="Giving")
     # Donor right; "him" named Theme (label); "gift" named Theme (boundary: gold Theme is "a gift");
     # "." named Time (spurious)
-    pred.spans[FE_KEY] = [make_fe_span(gave, 0, 1, "Donor"), make_fe_span(gave, 2, 3, "Theme"), make_fe_span(gave, 4, 5, "Theme"), make_fe_span(gave, 5, 6, "Time")]
+    pred.spans[FE_KEY] = [
+        make_fe_span(gave, 0, 1, "Donor"),
+        make_fe_span(gave, 2, 3, "Theme"),
+        make_fe_span(gave, 4, 5, "Theme"),
+        make_fe_span(gave, 5, 6, "Time"),
+    ]
     errors = fe_errors([Example(pred, gold)])
     assert errors["gold"] == {"correct": 1, "boundary": 1, "label": 1, "overlap_other": 0, "missed": 0}
     assert errors["predicted"] == {"correct": 1, "boundary": 1, "label": 1, "overlap_other": 0, "spurious": 1}
@@ -228,12 +255,31 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     fn17 = tmp_path / "fn17"
     shutil.copytree(toy_fe_corpus, fn17)  # the "1.7" inventory: the same frames, so nothing is new
     out = tmp_path / "fe.json"
-    args = ["evaluate-frame-elements", str(trained_fe), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17), "--split", "dev", "--split", "test", "--end-to-end"]
+    args = [
+        "evaluate-frame-elements",
+        str(trained_fe),
+        "-o",
+        str(out),
+        "--fn15",
+        str(fn15),
+        "--fn17",
+        str(fn17),
+        "--split",
+        "dev",
+        "--split",
+        "test",
+        "--end-to-end",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     scores = srsly.read_json(out)
-    assert scores["fn15_dev"]["fe_f"] == 100.0 and scores["fn15_dev"]["gold_fes"] == sum(len(s) for fes in FES for s in fes.values())
-    assert scores["fn15_dev"]["errors"]["gold"]["correct"] == scores["fn15_dev"]["gold_fes"] and "errors" not in scores["fn15_test"]
+    assert scores["fn15_dev"]["fe_f"] == 100.0 and scores["fn15_dev"]["gold_fes"] == sum(
+        len(s) for fes in FES for s in fes.values()
+    )
+    assert (
+        scores["fn15_dev"]["errors"]["gold"]["correct"] == scores["fn15_dev"]["gold_fes"]
+        and "errors" not in scores["fn15_test"]
+    )
     assert scores["fn17_dev"]["fe_f"] == 100.0 and scores["fn17_dev_new_frames"] is None
     assert list(scores["fn15_dev"]["top_fe_types"])[:2] == ["Donor", "Recipient"]
     assert 0.0 <= scores["fn15_test_end_to_end"]["fe_f"] <= 100.0
@@ -243,10 +289,12 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
 
 def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
     import numpy
-
     from conftest import fe_config, train_tiny
 
-    overrides = {"components.frame_elements.fe_queries": "labels", "components.frame_elements.model.learn_fe_vectors": True}
+    overrides = {
+        "components.frame_elements.fe_queries": "labels",
+        "components.frame_elements.model.learn_fe_vectors": True,
+    }
     out = tmp_path / "labels"
     out.mkdir()
     nlp = spacy.load(train_tiny(fe_config(trained_frames, toy_fe_corpus, **overrides), out, 60, 30))
@@ -260,7 +308,9 @@ def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_c
     # label_init = "definitions": an FE name never trained starts as its encoded definition
     pipe.cfg["label_init"] = "definitions"
     fe = {"name": "Cook", "core_type": "Core", "definition": "The one who cooks."}
-    spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares food.", frame_elements=[fe, {"name": "Donor", "core_type": "Core"}])
+    spacy_frames.add_frame(
+        nlp, "Cooking", "A Cook prepares food.", frame_elements=[fe, {"name": "Donor", "core_type": "Core"}]
+    )
     row = [n for _, n in pipe.fe_table].index("Cook")
     expected = nlp.get_pipe("frame_identifier").encode_texts(["Cooking: Cook (core): The one who cooks."])[0]
     numpy.testing.assert_allclose(pipe.model.get_param("fe_vectors")[row], expected, atol=1e-5)
@@ -282,12 +332,27 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     from spacy_frames.cli import app
 
     out, saved = tmp_path / "sweep.json", tmp_path / "tuned"
-    result = CliRunner().invoke(app, ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(out), "--output-model", str(saved)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "tune-fe-threshold",
+            str(trained_fe),
+            "--corpus",
+            str(toy_fe_corpus / "dev.spacy"),
+            "-o",
+            str(out),
+            "--output-model",
+            str(saved),
+        ],
+    )
     assert result.exit_code == 0, result.output
     sweep = srsly.read_json(out)
     assert sweep["best"]["fe_f"] == max(row["fe_f"] for row in sweep["grid"]) and sweep["before"]["threshold"] == 0.0
     assert {row["decoding"] for row in sweep["grid"]} == {"exact", "greedy"}
-    assert max(row["fe_r"] for row in sweep["grid"]) == 100.0 and min(row["fe_r"] for row in sweep["grid"]) <= sweep["best"]["fe_r"]
+    assert (
+        max(row["fe_r"] for row in sweep["grid"]) == 100.0
+        and min(row["fe_r"] for row in sweep["grid"]) <= sweep["best"]["fe_r"]
+    )
     nlp = spacy.load(saved)
     assert nlp.get_pipe("frame_elements").cfg["threshold"] == sweep["best"]["threshold"]
     assert nlp.get_pipe("frame_elements").cfg["decoding"] == sweep["best"]["decoding"]
@@ -308,7 +373,19 @@ def test_tune_fe_threshold_rejects_a_bad_ngram_gap(trained_fe, toy_fe_corpus, tm
 
     from spacy_frames.cli import app
 
-    result = CliRunner().invoke(app, ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(tmp_path / "x.json"), "--ngram-gap", "near"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "tune-fe-threshold",
+            str(trained_fe),
+            "--corpus",
+            str(toy_fe_corpus / "dev.spacy"),
+            "-o",
+            str(tmp_path / "x.json"),
+            "--ngram-gap",
+            "near",
+        ],
+    )
     assert result.exit_code != 0 and "--ngram-gap" in result.output and not (tmp_path / "x.json").exists()
 
 
@@ -334,8 +411,11 @@ def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe
     from conftest import TEST_CONFIG_DIR, train_tiny, transformer_weights
 
     overrides = {
-        "paths.encoder": str(tiny_bert), "paths.stage1": str(trained_frames), "paths.train": str(toy_fe_corpus / "train.spacy"),
-        "paths.dev": str(toy_fe_corpus / "dev.spacy"), "paths.frames": str(toy_fe_corpus / "frames.json"),
+        "paths.encoder": str(tiny_bert),
+        "paths.stage1": str(trained_frames),
+        "paths.train": str(toy_fe_corpus / "train.spacy"),
+        "paths.dev": str(toy_fe_corpus / "dev.spacy"),
+        "paths.frames": str(toy_fe_corpus / "frames.json"),
     }
     config = spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=overrides)
     nlp = spacy.load(train_tiny(config, tmp_path, 40, 20))
@@ -354,13 +434,17 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe,
     (or swapped to) a later release, FE links included, so every gold frame is one the
     pipeline knows and every gold FE is counted."""
     from fe_toy import toy_fe_inventory
+
     from spacy_frames import set_inventory
     from spacy_frames.inventory.frames import FrameInventory
     from spacy_frames.scoring.frame_elements_eval import evaluate_frame_elements, fe_examples
 
     old = toy_fe_inventory()
     frames = {("Giving_renamed" if name == "Giving" else name): dict(info) for name, info in old.frames.items()}
-    relations = {kind: [[("Giving_renamed" if f == "Giving" else f) for f in pair] for pair in pairs] for kind, pairs in old.relations.items()}
+    relations = {
+        kind: [[("Giving_renamed" if f == "Giving" else f) for f in pair] for pair in pairs]
+        for kind, pairs in old.relations.items()
+    }
     nlp = spacy.load(trained_fe)
     set_inventory(nlp, FrameInventory(frames=frames, relations=relations, source="toy 2"))
     examples = fe_examples(nlp, toy_fe_corpus / "dev.spacy")
@@ -369,7 +453,9 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe,
     for eg in examples:
         for target in eg.reference.spans["targets"]:
             assert all(fe._.fe_frame == target.label_ for fe in target._.frame_elements)
-    assert sum(len(t._.frame_elements) for eg in examples for t in eg.reference.spans["targets"]) == sum(len(s) for fes in FES for s in fes.values())
+    assert sum(len(t._.frame_elements) for eg in examples for t in eg.reference.spans["targets"]) == sum(
+        len(s) for fes in FES for s in fes.values()
+    )
     nlp.to_disk(tmp_path / "renamed")
     before = evaluate_frame_elements(str(trained_fe), toy_fe_corpus)
     with warnings.catch_warnings():

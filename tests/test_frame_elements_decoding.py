@@ -1,4 +1,5 @@
 """frame_elements' loss against hand-computed values, and the span decoders' constraints."""
+
 import itertools
 import math
 import random
@@ -66,7 +67,7 @@ def test_exact_beats_greedy_where_greedy_is_myopic():
 
 
 def brute_force(cands, excludes):
-    best, best_total = [], 0.0
+    best_total = 0.0
     for r in range(len(cands) + 1):
         for subset in itertools.combinations(cands, r):
             labels = [c[2] for c in subset]
@@ -74,11 +75,14 @@ def brute_force(cands, excludes):
                 continue
             if any(a[0] < b[1] and b[0] < a[1] for a, b in itertools.combinations(subset, 2)):
                 continue
-            if any(b[2] in excludes.get(a[2], ()) or a[2] in excludes.get(b[2], ()) for a, b in itertools.combinations(subset, 2)):
+            if any(
+                b[2] in excludes.get(a[2], ()) or a[2] in excludes.get(b[2], ())
+                for a, b in itertools.combinations(subset, 2)
+            ):
                 continue
             total = sum(c[3] for c in subset)
             if total > best_total + 1e-9:
-                best, best_total = list(subset), total
+                best_total = total
     return best_total
 
 

@@ -1,5 +1,6 @@
 """frame_elements' scorer model: it learns a toy set, its gradients are right, and bad input
 gives a clear error."""
+
 import numpy
 import pytest
 import spacy
@@ -21,7 +22,13 @@ def toy():
 
 def scorer(seed=0, width=8, **kwargs):
     tok2vec = registry.architectures.get("spacy.HashEmbedCNN.v2")(
-        width=32, depth=1, embed_size=500, window_size=1, maxout_pieces=2, subword_features=True, pretrained_vectors=None
+        width=32,
+        depth=1,
+        embed_size=500,
+        window_size=1,
+        maxout_pieces=2,
+        subword_features=True,
+        pretrained_vectors=None,
     )
     model = build_frame_element_scorer(tok2vec, hidden_width=16, dropout=0.0, **kwargs)
     set_fe_vectors(model, numpy.random.default_rng(seed).normal(size=(5, width)))
@@ -86,7 +93,9 @@ def embedding_table(model):
 
 def test_gradients_of_the_option_side_match_finite_differences():
     model = initialized()
-    assert_finite_differences(model, [(model, "fe_map", (1, 2)), (model, "no_fe", (3,))], seed=1, step=1e-3, abs_tol=5e-3, rel=None)
+    assert_finite_differences(
+        model, [(model, "fe_map", (1, 2)), (model, "no_fe", (3,))], seed=1, step=1e-3, abs_tol=5e-3, rel=None
+    )
 
 
 @pytest.mark.parametrize("token_width", [0, 12])
@@ -94,7 +103,13 @@ def test_gradients_of_the_span_side_match_finite_differences(token_width):
     """Through the span MLP, the span-target product, the projection and the pooled token vectors."""
     model = initialized(token_width=token_width)
     mlp_in = max((n for n in model.layers[1].walk() if n.has_param("W")), key=lambda n: n.get_param("W").shape[1])
-    checks = [(mlp_in, "W", (3, 5)), (mlp_in, "W", (7, 40)), (mlp_in, "W", (2, 50)), (mlp_in, "W", (5, 59)), (embedding_table(model), "E", (11, 2))]
+    checks = [
+        (mlp_in, "W", (3, 5)),
+        (mlp_in, "W", (7, 40)),
+        (mlp_in, "W", (2, 50)),
+        (mlp_in, "W", (5, 59)),
+        (embedding_table(model), "E", (11, 2)),
+    ]
     assert_finite_differences(model, checks, seed=2)
 
 
@@ -136,7 +151,10 @@ def test_bad_input_gives_clear_errors():
     assert scores.shape[0] == 0 and mask.shape[0] == 0
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}, {"target_tokens": 5}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}, {"target_tokens": 5}],
+)
 def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     """predict() projects the pooled blocks once per distinct span instead of building the
     (rows, 5 * width) features: the same scores (dropout 0.1 is off at prediction)."""
@@ -145,8 +163,18 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     docs, rows, options, _ = toy()
     model = build_frame_element_scorer(
         registry.architectures.get("spacy.HashEmbedCNN.v2")(
-            width=32, depth=1, embed_size=500, window_size=1, maxout_pieces=2, subword_features=True, pretrained_vectors=None),
-        hidden_width=16, dropout=0.1, **kwargs)
+            width=32,
+            depth=1,
+            embed_size=500,
+            window_size=1,
+            maxout_pieces=2,
+            subword_features=True,
+            pretrained_vectors=None,
+        ),
+        hidden_width=16,
+        dropout=0.1,
+        **kwargs,
+    )
     set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(5, 8)))
     model.initialize(X=(docs, rows, options))
     assert fe_module._first_layer(model.layers[1]) is not None
@@ -179,7 +207,13 @@ def test_target_token_features_learn_and_their_gradients_match_finite_difference
     toy set is learned, and its backprop (to tt_W, tt_rel, tt_b and the token vectors
     through the pooling) matches finite differences."""
     model = initialized(target_tokens=6)
-    checks = [(model, "tt_W", (1, 3)), (model, "tt_W", (4, 40)), (model, "tt_rel", (9, 2)), (model, "tt_b", (5,)), (embedding_table(model), "E", (11, 2))]
+    checks = [
+        (model, "tt_W", (1, 3)),
+        (model, "tt_W", (4, 40)),
+        (model, "tt_rel", (9, 2)),
+        (model, "tt_b", (5,)),
+        (embedding_table(model), "E", (11, 2)),
+    ]
     assert_finite_differences(model, checks, seed=3)
     before = model.get_param("tt_W").copy()
     assert fits_the_toy_set(model)
@@ -193,7 +227,9 @@ def test_target_token_pairs_cover_each_targets_window():
     token, pair_ts, pair_te, start, end = doc_pairs(rows)
     # target 2-3: tokens 0..7; target 6-7: tokens 3..4; each row's span is its own pairs
     assert token.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 3, 4] and pair_ts.tolist() == [2] * 8 + [6] * 2
-    for (ts, te, ss, se), a, b in zip(rows, start, end):
+    for (ts, _te, ss, se), a, b in zip(rows, start, end):
         assert token[a:b].tolist() == list(range(ss, se)) and set(pair_ts[a:b]) == {ts}
     rel = rel_buckets(numpy.array([0, 1, 2, 3, 40]), numpy.array([2] * 5), numpy.array([3] * 5))
-    assert rel.tolist()[2] == N_REL // 2 and rel[1] == N_REL // 2 - 1 and rel[3] == N_REL // 2 + 1 and rel[4] == N_REL - 1
+    assert (
+        rel.tolist()[2] == N_REL // 2 and rel[1] == N_REL // 2 - 1 and rel[3] == N_REL // 2 + 1 and rel[4] == N_REL - 1
+    )

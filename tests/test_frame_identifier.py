@@ -1,18 +1,18 @@
 """frame_identifier on a tiny random BERT and toy FrameNet-style data."""
+
 import numpy
 import pytest
 import spacy
+from conftest import frames_config
+from frames_toy import SENTENCES, toy_docs, toy_inventory
 from spacy.tokens import Doc, DocBin, SpanGroup
 from spacy.training import Example
 from spacy.util import make_tempdir
 from thinc.api import Adam
 
-from conftest import frames_config
-from frames_toy import SENTENCES, toy_docs, toy_inventory
 from spacy_frames.extensions import install_extensions
 from spacy_frames.scoring.frames import score_frame_identification
 from spacy_frames.suggesters.frames import detection_examples
-
 
 # sourced from en_core_web_sm: frozen, they only annotate lemma + POS
 TAGGING = ["tok2vec", "tagger", "attribute_ruler", "lemmatizer"]
@@ -150,7 +150,9 @@ def test_spacy_train_and_pipe_equals_call(trained_nlp):
     piped = list(nlp.pipe(texts, batch_size=2))
     for text, doc in zip(texts, piped):
         single = nlp(text)
-        assert [(s.start, s.end, s.label_) for s in doc._.frames] == [(s.start, s.end, s.label_) for s in single._.frames]
+        assert [(s.start, s.end, s.label_) for s in doc._.frames] == [
+            (s.start, s.end, s.label_) for s in single._.frames
+        ]
     # raw text: the lexicon (en_core_web_sm lemma + POS) proposes the targets
     doc = nlp("She gave him a gift .")
     assert {s.text for s in doc._.frames} <= {"gave", "gift", "She", "him"}
@@ -162,8 +164,13 @@ def test_n_process_and_serialized_extensions(trained_nlp, n_process):
     nlp = trained_nlp
     texts = ["She gave him a gift .", "They bought a car .", "We walked home and he ran ."]
     docs = [gold_target_doc(nlp, d) for d in toy_docs(nlp.vocab)[:3]]
-    expected = [[(s.start, s.end, s.label_, s._.frame_ranking) for s in nlp(gold_target_doc(nlp, d))._.frames] for d in toy_docs(nlp.vocab)[:3]]
-    got = [[(s.start, s.end, s.label_, s._.frame_ranking) for s in d._.frames] for d in nlp.pipe(docs, n_process=n_process)]
+    expected = [
+        [(s.start, s.end, s.label_, s._.frame_ranking) for s in nlp(gold_target_doc(nlp, d))._.frames]
+        for d in toy_docs(nlp.vocab)[:3]
+    ]
+    got = [
+        [(s.start, s.end, s.label_, s._.frame_ranking) for s in d._.frames] for d in nlp.pipe(docs, n_process=n_process)
+    ]
     assert _close(got, expected)
     assert list(nlp.pipe(texts, n_process=n_process))  # raw text through workers too
     # DocBin and to_bytes keep the spans and their extension values
@@ -196,7 +203,9 @@ def test_add_frame_at_run_time(trained_frames):
     nlp = spacy.load(trained_frames)
     fi = nlp.get_pipe("frame_identifier")
     n = len(fi.index.names)
-    fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v", "bake.v"], parents=["Transfer"])
+    fi.add_frame(
+        "Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v", "bake.v"], parents=["Transfer"]
+    )
     assert len(fi.index.names) == n + 1 and "Cooking" in fi.labels
     assert fi.inventory.frames_for_lu("bake.v") == ["Cooking"]
     doc = nlp.make_doc("They baked bread .")
@@ -257,9 +266,15 @@ def test_scorer_counts():
 
 def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_dir, trained_frames):
     nlp = initialized(
-        tiny_bert, toy_corpus, transformer_dir, stage=2,
-        **{"paths.stage1": str(trained_frames), "components.frame_identifier.n_negatives": -1,
-           "components.frame_identifier.frame_memory": True},
+        tiny_bert,
+        toy_corpus,
+        transformer_dir,
+        stage=2,
+        **{
+            "paths.stage1": str(trained_frames),
+            "components.frame_identifier.n_negatives": -1,
+            "components.frame_identifier.frame_memory": True,
+        },
     )
     fi = nlp.get_pipe("frame_identifier")
     columns, candidates = fi._columns(["Giving"], ["give.v"])
@@ -290,8 +305,9 @@ def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_
     known = [n for n in fi.index.names if n != "Reading"]
     fi.cfg["new_frame_memory"] = "mean"
     fi.set_inventory(inventory)
-    numpy.testing.assert_allclose(fi.index.residual[fi.index.rows(["Reading"])[0]],
-                                  fi.index.residual[fi.index.rows(known)].mean(0), atol=1e-6)
+    numpy.testing.assert_allclose(
+        fi.index.residual[fi.index.rows(["Reading"])[0]], fi.index.residual[fi.index.rows(known)].mean(0), atol=1e-6
+    )
     numpy.testing.assert_array_equal(fi.index.residual[fi.index.rows(["Giving"])[0]], giving)
     fi.add_frame("Cooking", "A Cook prepares Food by applying heat.", lexical_units=["cook.v"])
     assert fi.index.residual[-1].any() and fi.cfg["new_frame_memory"] == "mean"
@@ -308,7 +324,10 @@ def test_scorer_duplicate_gold_targets_match_once():
     nlp = spacy.blank("en")
     install_extensions()
     reference = nlp.make_doc("She gave him a gift .")
-    reference.spans["targets"] = [reference.char_span(4, 8, label="Giving"), reference.char_span(4, 8, label="Transfer")]
+    reference.spans["targets"] = [
+        reference.char_span(4, 8, label="Giving"),
+        reference.char_span(4, 8, label="Transfer"),
+    ]
     predicted = nlp.make_doc(reference.text)
     span = predicted.char_span(4, 8, label="Giving")
     span._.frame_ranking = [["Giving", 0.9], ["Transfer", 0.8]]
@@ -322,9 +341,9 @@ def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
     import shutil
 
     import srsly
+    from frames_toy import toy_framenet15_dir
     from typer.testing import CliRunner
 
-    from frames_toy import toy_framenet15_dir
     from spacy_frames.cli import app
 
     fn15 = toy_framenet15_dir(toy_corpus, tmp_path / "framenet15")
@@ -335,7 +354,9 @@ def test_evaluate_frames_command(trained_frames, toy_corpus, tmp_path):
     inventory.add_frame("Reading", "A Reader reads a Text.", lexical_units=["read.v"])
     inventory.to_disk(fn17 / "frames.json")
     out = tmp_path / "metrics.json"
-    result = CliRunner().invoke(app, ["evaluate-frames", str(trained_frames), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17)])
+    result = CliRunner().invoke(
+        app, ["evaluate-frames", str(trained_frames), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17)]
+    )
     assert result.exit_code == 0, result.output
     metrics = srsly.read_json(out)
     gold = metrics["fn15_gold_targets"]
@@ -377,8 +398,19 @@ def test_tune_detection_saves_chosen_cutoffs(trained_frames, toy_corpus, tmp_pat
     from spacy_frames.cli import app
 
     out, saved = tmp_path / "detection.json", tmp_path / "tuned"
-    result = CliRunner().invoke(app, ["tune-detection", str(trained_frames), "-o", str(out),
-                                      "--corpus", str(toy_corpus / "dev.spacy"), "--output-model", str(saved)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "tune-detection",
+            str(trained_frames),
+            "-o",
+            str(out),
+            "--corpus",
+            str(toy_corpus / "dev.spacy"),
+            "--output-model",
+            str(saved),
+        ],
+    )
     assert result.exit_code == 0, result.output
     metrics = srsly.read_json(out)
     grid = metrics["grid"]
@@ -400,8 +432,19 @@ def test_tune_detection_rejects_pipeline_without_component(transformer_dir, toy_
 
     from spacy_frames.cli import app
 
-    result = CliRunner().invoke(app, ["tune-detection", str(transformer_dir), "-o", str(tmp_path / "x.json"),
-                                      "--corpus", str(toy_corpus / "dev.spacy"), "--output-model", str(tmp_path / "m")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "tune-detection",
+            str(transformer_dir),
+            "-o",
+            str(tmp_path / "x.json"),
+            "--corpus",
+            str(toy_corpus / "dev.spacy"),
+            "--output-model",
+            str(tmp_path / "m"),
+        ],
+    )
     assert result.exit_code == 1
     assert "has no frame_identifier" in result.output
     assert not (tmp_path / "m").exists() and not (tmp_path / "x.json").exists()
@@ -410,7 +453,9 @@ def test_tune_detection_rejects_pipeline_without_component(transformer_dir, toy_
 def test_shared_frame_encoder_is_the_transformer_and_stepped_once(tiny_bert, toy_corpus, transformer_dir):
     import torch
 
-    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, **{"components.frame_identifier.share_frame_encoder": True})
+    nlp = initialized(
+        tiny_bert, toy_corpus, transformer_dir, **{"components.frame_identifier.share_frame_encoder": True}
+    )
     fi = nlp.get_pipe("frame_identifier")
     trf_module = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
     def_module = fi.model.get_ref("frame_encoder").layers[0].shims[0]._model
@@ -461,7 +506,15 @@ def test_stage2_against_another_release(tiny_bert, toy_corpus, transformer_dir, 
     assert fi.index.is_ready(fi.inventory.names)
     stage1 = spacy.load(trained_frames).get_pipe("frame_identifier")
     row = fi.index.names.index("Commerce_buy")
-    numpy.testing.assert_allclose(fi.index.base[row], stage1.index.base[stage1.index.names.index("Commerce_buy")], atol=1e-5)
+    numpy.testing.assert_allclose(
+        fi.index.base[row], stage1.index.base[stage1.index.names.index("Commerce_buy")], atol=1e-5
+    )
     # without the renaming the corpus's old names are refused, naming them
     with pytest.raises(ValueError, match="Giving"):
-        initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{k: v for k, v in overrides.items() if "corpora" not in k})
+        initialized(
+            tiny_bert,
+            toy_corpus,
+            transformer_dir,
+            stage=2,
+            **{k: v for k, v in overrides.items() if "corpora" not in k},
+        )

@@ -1,14 +1,15 @@
 """frame_inducer on a tiny random BERT and toy verb instances."""
+
 import numpy
 import pytest
 import spacy
+from conftest import inducer_config
+from inducer_toy import INSTANCES, toy_instance_docs
 from spacy.tokens import Doc, DocBin, SpanGroup
 from spacy.training import Example
 from spacy.util import fix_random_seed, make_tempdir
 from thinc.api import Adam
 
-from conftest import inducer_config
-from inducer_toy import INSTANCES, toy_instance_docs
 from spacy_frames.corpora.readers import copy_targets
 from spacy_frames.ml.frame_inducer import initial_class_weights
 
@@ -57,7 +58,9 @@ def fit_clusters(nlp):
 
     docs = toy_instance_docs(nlp.vocab)
     data = embed_instances(nlp, docs, with_mask=False, progress=False)
-    nlp.get_pipe("frame_inducer").set_clusters(data["v_word"], list(data["frames"]), list(data["frames"]), info={"method": "gold"})
+    nlp.get_pipe("frame_inducer").set_clusters(
+        data["v_word"], list(data["frames"]), list(data["frames"]), info={"method": "gold"}
+    )
     return docs
 
 
@@ -117,7 +120,9 @@ def test_mask_encoder_is_tied_and_alpha_zero_skips_it(tiny_bert, toy_folds, tran
     v, v_word, v_mask = inducer.embed(docs, alpha=0.3)
     assert v_mask.shape == v_word.shape and not numpy.allclose(v_mask, v_word)
     expected = 0.7 * v_word + 0.3 * v_mask
-    numpy.testing.assert_allclose(v, expected / numpy.linalg.norm(expected, axis=1, keepdims=True), rtol=1e-4, atol=1e-6)
+    numpy.testing.assert_allclose(
+        v, expected / numpy.linalg.norm(expected, axis=1, keepdims=True), rtol=1e-4, atol=1e-6
+    )
     # the tied weights are the transformer's to step: no optimizer state of ours for them
     optimizer = Adam(0.001)
     nlp.update(examples_for(nlp), sgd=optimizer, losses={})
@@ -128,8 +133,12 @@ def test_mask_encoder_is_tied_and_alpha_zero_skips_it(tiny_bert, toy_folds, tran
 def test_mask_in_training_trains_the_mixed_vector(tiny_bert, toy_folds, transformer_dir):
     """mask_in_training: the loss is on norm((1 - alpha) v_word + alpha v_mask); the masked
     pass's gradients reach the tied transformer weights within the same step."""
-    nlp = initialized(tiny_bert, toy_folds, transformer_dir, **{
-        "components.frame_inducer.alpha": 0.5, "components.frame_inducer.mask_in_training": True})
+    nlp = initialized(
+        tiny_bert,
+        toy_folds,
+        transformer_dir,
+        **{"components.frame_inducer.alpha": 0.5, "components.frame_inducer.mask_in_training": True},
+    )
     inducer = nlp.get_pipe("frame_inducer")
     examples = examples_for(nlp)
     docs = [nlp.get_pipe("transformer")(preset(nlp, doc)) for doc in toy_instance_docs(nlp.vocab)[:4]]
@@ -212,8 +221,12 @@ def test_pipe_equals_call_and_survives_docbin(trained_inducer, n_process):
     piped = list(nlp.pipe([preset(nlp, r) for r in refs], n_process=n_process, batch_size=4))
     assert [d.spans["targets"][0]._.induced_frame for d in piped] == single
     docs = list(DocBin(docs=piped, store_user_data=True).get_docs(nlp.vocab))
-    restored = DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
-    assert [d.spans["targets"][0]._.induced_frame_label for d in restored] == [d.spans["targets"][0]._.induced_frame_label for d in docs]
+    restored = (
+        DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    )
+    assert [d.spans["targets"][0]._.induced_frame_label for d in restored] == [
+        d.spans["targets"][0]._.induced_frame_label for d in docs
+    ]
 
 
 def test_empty_long_and_targetless_docs(trained_inducer):
@@ -246,7 +259,9 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, t
     """configs/test/inducer_head.cfg: the sourced transformer annotates and stays as it was."""
     from conftest import component_config, train_tiny, transformer_weights
 
-    config = component_config("inducer_head", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy")
+    config = component_config(
+        "inducer_head", tiny_bert, transformer_dir, toy_folds / "fold0.spacy", toy_folds / "fold1.spacy"
+    )
     trained = spacy.load(train_tiny(config, tmp_path, 10, 5))
     before, after = transformer_weights(spacy.load(transformer_dir)), transformer_weights(trained)
     assert before.keys() == after.keys() and all(numpy.array_equal(before[k], after[k]) for k in before)
@@ -332,8 +347,15 @@ def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer,
     source = tmp_path / "input.spacy"
     DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
     stored = tmp_path / "stored"
-    result = induce(str(trained_inducer), source, tmp_path / "out.spacy", method="two-step", calibrate_on_input=True,
-                    store_centroids=stored, progress=False)
+    result = induce(
+        str(trained_inducer),
+        source,
+        tmp_path / "out.spacy",
+        method="two-step",
+        calibrate_on_input=True,
+        store_centroids=stored,
+        progress=False,
+    )
     assert result["n_lemmas"] == len({row[3] for row in INSTANCES})
     nlp = spacy.load(stored)
     inducer = nlp.get_pipe("frame_inducer")
@@ -341,8 +363,10 @@ def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer,
     for doc in DocBin().from_disk(tmp_path / "out.spacy").get_docs(nlp.vocab):
         span = doc.spans["targets"][0]
         fitted.setdefault(span._.lexical_unit.split(".")[0], set()).add(span._.induced_frame)
-    assert {lemma: set(c for l, c in zip(inducer.senses["lemmas"], inducer.senses["clusters"]) if l == lemma)
-            for lemma in inducer.seen_lemmas} == fitted
+    assert {
+        lemma: set(c for l, c in zip(inducer.senses["lemmas"], inducer.senses["clusters"]) if l == lemma)
+        for lemma in inducer.seen_lemmas
+    } == fitted
     # an unseen sentence of a seen verb: one of that verb's clusters
     doc = nlp.make_doc("They walked to the river .")
     doc.spans["targets"] = [doc[1:2]]
@@ -357,7 +381,9 @@ def test_class_weights_are_a_model_parameter_with_their_own_learning_rate(tiny_b
     moved = {}
     for scale in (1.0, 100.0):
         fix_random_seed(0)
-        nlp = initialized(tiny_bert, toy_folds, transformer_dir, **softmax, **{"components.frame_inducer.class_lr_scale": scale})
+        nlp = initialized(
+            tiny_bert, toy_folds, transformer_dir, **softmax, **{"components.frame_inducer.class_lr_scale": scale}
+        )
         inducer = nlp.get_pipe("frame_inducer")
         head = inducer.model.get_ref("class_weights")
         before = head.get_param("W").copy()
@@ -396,7 +422,14 @@ def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path
 
     source = tmp_path / "input.spacy"
     DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
-    induce(str(trained_inducer), source, tmp_path / "out.spacy", calibrate_on_input=True, store_centroids=tmp_path / "m", progress=False)
+    induce(
+        str(trained_inducer),
+        source,
+        tmp_path / "out.spacy",
+        calibrate_on_input=True,
+        store_centroids=tmp_path / "m",
+        progress=False,
+    )
     nlp = spacy.load(tmp_path / "m")
     docs = toy_instance_docs(nlp.vocab)
     # a noun target is not scored, and an unseen verb counts as unseen
@@ -405,11 +438,17 @@ def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path
     docs[0].spans["targets"][1]._.lexical_unit = "book.n"
     docs[1].spans["targets"][0]._.lexical_unit = "donate.v"
     result = fie.score_packaged(nlp, docs)
-    assert result["data"]["n_verb_targets"] == len(INSTANCES) and result["data"]["n_targets_seen_at_fit"] == len(INSTANCES) - 1
+    assert (
+        result["data"]["n_verb_targets"] == len(INSTANCES)
+        and result["data"]["n_targets_seen_at_fit"] == len(INSTANCES) - 1
+    )
     for assignment in ("nearest", "verb", "verb_sense"):
         scores = result[assignment]
         assert scores["all"]["n"] == len(INSTANCES) and scores["seen"]["n"] + scores["unseen"]["n"] == len(INSTANCES)
-        assert 0 < scores["all"]["bcf"] <= 100 and scores["all"]["1cpv"]["n_clusters"] == len({r[3] for r in INSTANCES}) + 1
+        assert (
+            0 < scores["all"]["bcf"] <= 100
+            and scores["all"]["1cpv"]["n_clusters"] == len({r[3] for r in INSTANCES}) + 1
+        )
     assert result["configured_assignment"] == nlp.get_pipe("frame_inducer").cfg["assignment"] == "verb"
 
 
@@ -426,7 +465,9 @@ def test_mask_layers_scores_every_layer_on_the_dev_fold(tiny_bert, toy_folds, tm
     read = []
     monkeypatch.setattr(fie, "fold_path", lambda k: read.append(k) or toy_folds / f"fold{k}.spacy")
     out = tmp_path / "layers.json"
-    result = CliRunner().invoke(fie.app, ["mask-layers", "--fold", "2", "--encoder", str(tiny_bert), "--output", str(out), "--window", "4"])
+    result = CliRunner().invoke(
+        fie.app, ["mask-layers", "--fold", "2", "--encoder", str(tiny_bert), "--output", str(out), "--window", "4"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert read == [0] and data["dev_fold"] == 0 and data["n_dev"] == len(INSTANCES)
@@ -446,16 +487,32 @@ def test_fit_packaged_keeps_vectors_and_packaged_cut_sweeps(trained_inducer, tmp
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     import frame_induction_experiment as fie
 
-    assert scale_cut("two-step", {"kmax": 2, "pair_ratio": 0.1}, 0.5) == {"kmax": 2, "pair_ratio": 0.05, "cut_scale": 0.5}
+    assert scale_cut("two-step", {"kmax": 2, "pair_ratio": 0.1}, 0.5) == {
+        "kmax": 2,
+        "pair_ratio": 0.05,
+        "cut_scale": 0.5,
+    }
     with pytest.raises(ValueError, match="cut_scale"):
         scale_cut("one-step", {"threshold": 1.0}, 0)
     source = tmp_path / "input.spacy"
     DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
     runner = CliRunner()
     for scale in ("1.0", "0.5"):
-        result = runner.invoke(fie.app, ["fit-packaged", str(trained_inducer), str(source), str(tmp_path / "out.spacy"),
-                                         "--store-centroids", str(tmp_path / f"m{scale}"), "--save-vectors", str(tmp_path / "v.npz"),
-                                         "--cut-scale", scale])
+        result = runner.invoke(
+            fie.app,
+            [
+                "fit-packaged",
+                str(trained_inducer),
+                str(source),
+                str(tmp_path / "out.spacy"),
+                "--store-centroids",
+                str(tmp_path / f"m{scale}"),
+                "--save-vectors",
+                str(tmp_path / "v.npz"),
+                "--cut-scale",
+                scale,
+            ],
+        )
         assert result.exit_code == 0, result.output
     stored = spacy.load(tmp_path / "m0.5").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
     base = spacy.load(tmp_path / "m1.0").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
@@ -463,12 +520,27 @@ def test_fit_packaged_keeps_vectors_and_packaged_cut_sweeps(trained_inducer, tmp
     with numpy.load(tmp_path / "v.npz") as saved:
         assert saved["vectors"].shape[0] == len(INSTANCES) and list(saved["frames"]) == [row[2] for row in INSTANCES]
     out = tmp_path / "cut.json"
-    result = runner.invoke(fie.app, ["packaged-cut", str(tmp_path / "m0.5"), str(tmp_path / "v.npz"), str(source),
-                                     "--scales", "0.5,1", "--output", str(out)])
+    result = runner.invoke(
+        fie.app,
+        [
+            "packaged-cut",
+            str(tmp_path / "m0.5"),
+            str(tmp_path / "v.npz"),
+            str(source),
+            "--scales",
+            "0.5,1",
+            "--output",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["base_pair_ratio"] == pytest.approx(base["pair_ratio"]) and set(data["scales"]) == {"0.5", "1.0"}
-    assert data["n_verb_targets"] == len(INSTANCES) and all(0 < data["scales"]["1.0"][a]["bcf"] <= 100 for a in ("nearest", "verb", "verb_sense"))
+    assert data["n_verb_targets"] == len(INSTANCES) and all(
+        0 < data["scales"]["1.0"][a]["bcf"] <= 100 for a in ("nearest", "verb", "verb_sense")
+    )
     best = data["best_scale"]
-    assert best["assignment"] == "verb" and best["bcf"] == max(entry["verb"]["bcf"] for entry in data["scales"].values())
+    assert best["assignment"] == "verb" and best["bcf"] == max(
+        entry["verb"]["bcf"] for entry in data["scales"].values()
+    )
     assert data["scales"][str(best["scale"])]["verb"]["bcf"] == best["bcf"]

@@ -1,13 +1,13 @@
 """Frame-induction instances, folds, reader and the evaluation protocol (no transformer)."""
+
 from collections import Counter
 from itertools import islice
 
 import numpy
 import pytest
 import spacy
-
 from inducer_toy import INSTANCES
-from spacy_frames.corpora.framenet_sentences import FrameSentence, FrameTarget
+
 from spacy_frames.corpora.frame_induction import (
     assign_folds,
     collect_verb_instances,
@@ -16,6 +16,7 @@ from spacy_frames.corpora.frame_induction import (
     fold_rotation,
     instance_stats,
 )
+from spacy_frames.corpora.framenet_sentences import FrameSentence, FrameTarget
 from spacy_frames.scoring.induction_eval import baselines, evaluate_fold, ranking_recall, run_method, summarize_runs
 
 
@@ -50,8 +51,17 @@ def test_assign_folds_balances_polysemy_and_is_fixed():
 
 
 def test_instance_stats_table2_form():
-    stats = instance_stats([("run", "Self_motion"), ("run", "Leadership"), ("walk", "Self_motion"), ("run", "Self_motion")])
-    assert stats == {"verbs": 2, "lexical_units": 3, "frames": 2, "instances": 4, "polysemous_verbs": 1, "polysemous_share": 50.0}
+    stats = instance_stats(
+        [("run", "Self_motion"), ("run", "Leadership"), ("walk", "Self_motion"), ("run", "Self_motion")]
+    )
+    assert stats == {
+        "verbs": 2,
+        "lexical_units": 3,
+        "frames": 2,
+        "instances": 4,
+        "polysemous_verbs": 1,
+        "polysemous_share": 50.0,
+    }
 
 
 def test_reader_groups_instances_by_frame(toy_folds):
@@ -74,7 +84,9 @@ def test_diverse_runs_pair_different_verbs(toy_folds):
     nlp = spacy.blank("en")
 
     def runs(diverse):
-        reader = create_frame_induction_reader([str(toy_folds / "fold0.spacy")], per_frame=2, seed=0, diverse_runs=diverse)
+        reader = create_frame_induction_reader(
+            [str(toy_folds / "fold0.spacy")], per_frame=2, seed=0, diverse_runs=diverse
+        )
         stream = list(islice(reader(nlp), 160))
         lus = [eg.reference.spans["targets"][0]._.lexical_unit for eg in stream]
         return [(lus[i], lus[i + 1]) for i in range(0, len(lus), 2)]
@@ -91,12 +103,20 @@ def test_sidecar_index_selects_the_same_instances(toy_folds, tmp_path):
 
     nlp = spacy.blank("en")
     docs = list(DocBin().from_disk(toy_folds / "fold0.spacy").get_docs(nlp.vocab))
-    write_instances(DocBin(docs=docs, store_user_data=True), tmp_path / "fold0.spacy", [[r[3], r[2]] for r in INSTANCES])
+    write_instances(
+        DocBin(docs=docs, store_user_data=True), tmp_path / "fold0.spacy", [[r[3], r[2]] for r in INSTANCES]
+    )
     for kwargs in ({"max_per_lu": 1}, {"limit": 5}, {"max_per_lu": 2, "limit": 7}):
-        plain = [eg.reference.text for eg in create_frame_induction_reader([str(toy_folds / "fold0.spacy")], **kwargs)(nlp)]
-        indexed = [eg.reference.text for eg in create_frame_induction_reader([str(tmp_path / "fold0.spacy")], **kwargs)(nlp)]
+        plain = [
+            eg.reference.text for eg in create_frame_induction_reader([str(toy_folds / "fold0.spacy")], **kwargs)(nlp)
+        ]
+        indexed = [
+            eg.reference.text for eg in create_frame_induction_reader([str(tmp_path / "fold0.spacy")], **kwargs)(nlp)
+        ]
         assert plain == indexed
-    assert create_instance_frames([str(tmp_path / "fold0.spacy")]) == create_instance_frames([str(toy_folds / "fold0.spacy")])
+    assert create_instance_frames([str(tmp_path / "fold0.spacy")]) == create_instance_frames(
+        [str(toy_folds / "fold0.spacy")]
+    )
     lus = ["a"] * 5 + ["b"] * 3 + ["c"]
     keep = choose_instances(lus, 2, 0, 0)
     assert Counter(lus[i] for i in keep) == {"a": 2, "b": 2, "c": 1}
@@ -214,9 +234,13 @@ def test_tuning_scores_each_rotation_on_its_own_dev_fold(tmp_path, monkeypatch):
     def fake_embed(nlp, docs, with_mask=True):
         rng = numpy.random.default_rng(0)
         spans = [d.spans["targets"][0] for d in docs]
-        return {"v_word": rng.standard_normal((len(docs), 4)).astype("f"), "v_mask": rng.standard_normal((len(docs), 4)).astype("f"),
-                "frames": numpy.array([s.label_ for s in spans]), "lemmas": numpy.array([s._.lexical_unit.split(".")[0] for s in spans]),
-                "lus": numpy.array([s._.lexical_unit for s in spans])}
+        return {
+            "v_word": rng.standard_normal((len(docs), 4)).astype("f"),
+            "v_mask": rng.standard_normal((len(docs), 4)).astype("f"),
+            "frames": numpy.array([s.label_ for s in spans]),
+            "lemmas": numpy.array([s._.lexical_unit.split(".")[0] for s in spans]),
+            "lus": numpy.array([s._.lexical_unit for s in spans]),
+        }
 
     monkeypatch.setattr(ie, "load_instances", fake_instances)
     monkeypatch.setattr(ie, "embed_instances", fake_embed)
@@ -225,14 +249,18 @@ def test_tuning_scores_each_rotation_on_its_own_dev_fold(tmp_path, monkeypatch):
         result = CliRunner().invoke(fie.app, ["tune", "triplet", "--fold", str(k), "--dev-per-lu", "0", "--tag", "t"])
         assert result.exit_code == 0, result.output
         assert read == [(k + 1) % 3] and trained[-1] == k
-        saved = srsly.read_json(tmp_path / "metrics" / "frame_inducer" / "tuning" / "full_dev" / f"triplet@t_fold{k}.json")
+        saved = srsly.read_json(
+            tmp_path / "metrics" / "frame_inducer" / "tuning" / "full_dev" / f"triplet@t_fold{k}.json"
+        )
         assert saved["dev_fold"] == (k + 1) % 3 and saved["rotation"]["test"] == k and saved["n_dev"] == len(INSTANCES)
     # per-rotation choice: a @ on rotation 0, b on rotation 1; the proxy's files are another protocol
     tuning = tmp_path / "tuning"
     (tuning / "full_dev").mkdir(parents=True)
     for name, fold, bcf in (("a", 0, 55.0), ("b", 0, 50.0), ("a", 1, 40.0), ("b", 1, 60.0)):
-        srsly.write_json(tuning / "full_dev" / f"triplet@{name}_fold{fold}.json",
-                         {"bcf": bcf, "dev_fold": (fold + 1) % 3, "overrides": [f"x={name}"]})
+        srsly.write_json(
+            tuning / "full_dev" / f"triplet@{name}_fold{fold}.json",
+            {"bcf": bcf, "dev_fold": (fold + 1) % 3, "overrides": [f"x={name}"]},
+        )
     srsly.write_json(tuning / "full_dev" / "triplet-head@c_fold0.json", {"bcf": 99.0, "dev_fold": 1, "overrides": []})
     srsly.write_json(tuning / "triplet@c_fold0.json", {"bcf": 99.0, "dev_fold": 1, "overrides": ["x=c"]})
     assert fie.tuned_setting("triplet", 0, 0, tuning)["overrides"] == ["x=a"]
@@ -253,7 +281,11 @@ def test_budget_overrides_count_epochs_as_the_paper(tmp_path, monkeypatch):
     srsly.write_json(tmp_path / "fold2.index.json", index)
     monkeypatch.setattr(fie, "fold_path", lambda k: tmp_path / f"fold{k}.spacy")
     # rotation 0 trains on fold 2: 10 + 5 + 2 = 17 instances, 4 epochs of 32 = 3 steps
-    assert fie.budget_overrides(0, 10, 4) == ["variables.max_per_lu=10", "training.max_steps=3", "training.optimizer.learn_rate.warmup_steps=1"]
+    assert fie.budget_overrides(0, 10, 4) == [
+        "variables.max_per_lu=10",
+        "training.max_steps=3",
+        "training.optimizer.learn_rate.warmup_steps=1",
+    ]
     assert fie.budget_overrides(0, 0, 32)[1] == "training.max_steps=32"  # all 32 instances
     assert fie.budget_overrides(0, 30, 0) == ["variables.max_per_lu=30"]
 
@@ -271,16 +303,29 @@ def test_converter_holds_out_instances_the_centroids_never_see(fn15_zip, tmp_pat
         for v in range(6):
             for i in range(v + 1):
                 text = f"ran far away {v}{i}"
-                yield FrameSentence("lu.xml", 10 * v + i, text, [(0, 3, None), (4, 7, None), (8, 12, None), (13, len(text), None)],
-                                    [FrameTarget(("Leadership", "Surviving")[v % 2], f"verb{v}.v", [(0, 3)])])
+                yield FrameSentence(
+                    "lu.xml",
+                    10 * v + i,
+                    text,
+                    [(0, 3, None), (4, 7, None), (8, 12, None), (13, len(text), None)],
+                    [FrameTarget(("Leadership", "Surviving")[v % 2], f"verb{v}.v", [(0, 3)])],
+                )
 
     monkeypatch.setattr(fi, "iter_exemplar_sentences", exemplars)
-    summary = fi.convert_frame_induction(fn15_zip, tmp_path / "a", centroid_max_per_lu=2, holdout_max_per_lu=1, progress=False)
-    again = fi.convert_frame_induction(fn15_zip, tmp_path / "b", centroid_max_per_lu=2, holdout_max_per_lu=3, progress=False)
+    summary = fi.convert_frame_induction(
+        fn15_zip, tmp_path / "a", centroid_max_per_lu=2, holdout_max_per_lu=1, progress=False
+    )
+    again = fi.convert_frame_induction(
+        fn15_zip, tmp_path / "b", centroid_max_per_lu=2, holdout_max_per_lu=3, progress=False
+    )
     nlp = spacy.blank("en")
 
     def keys(path):
-        return [(d.text, s.start, s.label_) for d in DocBin().from_disk(path).get_docs(nlp.vocab) for s in d.spans["targets"]]
+        return [
+            (d.text, s.start, s.label_)
+            for d in DocBin().from_disk(path).get_docs(nlp.vocab)
+            for s in d.spans["targets"]
+        ]
 
     folds = Counter(k for i in range(3) for k in keys(tmp_path / "a" / f"fold{i}.spacy"))
     centroids, holdout = keys(tmp_path / "a" / "centroids.spacy"), keys(tmp_path / "a" / "centroid_holdout.spacy")
@@ -302,11 +347,16 @@ def test_held_out_lus_are_the_rotation_dev_and_test_verbs(tmp_path, monkeypatch)
     fie = _experiment_script()
     monkeypatch.setattr(fie, "ROOT", tmp_path)
     (tmp_path / "corpus" / "frame_induction").mkdir(parents=True)
-    srsly.write_json(tmp_path / "corpus" / "frame_induction" / "folds.json", {"seed": 0, "lemmas": {"go": 0, "soar": 1, "bend": 2, "take off": 0}})
+    srsly.write_json(
+        tmp_path / "corpus" / "frame_induction" / "folds.json",
+        {"seed": 0, "lemmas": {"go": 0, "soar": 1, "bend": 2, "take off": 0}},
+    )
     out = tmp_path / "held.json"
     result = CliRunner().invoke(fie.app, ["held-out-lus", "--fold", "0", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert srsly.read_json(out) == ["go.v", "soar.v", "take off.v"]  # test fold 0 and dev fold 1, never train fold 2
     # a head run on another transformer must be named (its JSON must not overwrite the default's)
-    result = CliRunner().invoke(fie.app, ["run", "triplet", "--fold", "0", "--variant", "head", "--transformer", str(tmp_path)])
+    result = CliRunner().invoke(
+        fie.app, ["run", "triplet", "--fold", "0", "--variant", "head", "--transformer", str(tmp_path)]
+    )
     assert result.exit_code != 0 and "--tag" in result.output

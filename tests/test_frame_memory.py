@@ -1,4 +1,5 @@
 """Memory offsets for frames without one (spacy_frames/pipeline/frame_memory.py)."""
+
 import numpy
 import pytest
 

@@ -1,13 +1,14 @@
 """losses/frames.py: COFFTEA's in-candidate negatives and the contrastive loss over them."""
+
 import random
 
 import numpy
 import pytest
+from frames_toy import toy_inventory
 from thinc.api import NumpyOps
 
-from frames_toy import toy_inventory
-from spacy_frames.losses.frames import candidate_columns, contrastive_scores_loss
 from spacy_frames.losses import InfoNCE
+from spacy_frames.losses.frames import candidate_columns, contrastive_scores_loss
 
 LEXICON = {"Donating"}  # give.v's other frame
 SIBLINGS = {"Commerce_buy", "Lending"}  # Giving's Inheritance siblings (parent Transfer)
@@ -60,7 +61,9 @@ def test_random_frames_pad_without_duplicates():
 
 def test_small_inventory_gives_fewer_columns():
     inv = inventory()
-    columns, candidates = candidate_columns(inv, ["Giving", "Body_parts"], ["give.v", None], "in_candidate", 63, random.Random(0))
+    columns, candidates = candidate_columns(
+        inv, ["Giving", "Body_parts"], ["give.v", None], "in_candidate", 63, random.Random(0)
+    )
     assert candidates.shape == (2, len(inv))
     assert all(len(set(row)) == len(inv) for row in rows(columns, candidates))
 
@@ -102,6 +105,7 @@ def test_contrastive_scores_loss_gradients(objective):
     log_z = numpy.log(numpy.exp(picked).sum(axis=1))
     assert value == pytest.approx(float(numpy.mean(log_z - picked[numpy.arange(3), gold])), rel=1e-4)
     assert d_targets.shape == targets.shape and d_frames.shape == frame_vecs.shape
+
     # finite differences on one target coordinate and one frame coordinate
     def loss_at(t, f):
         return contrastive_scores_loss(ops, loss, t, f, frames, columns, candidates)[0]
@@ -113,7 +117,10 @@ def test_contrastive_scores_loss_gradients(objective):
         minus[which][index] -= eps
         assert grad[index] == pytest.approx((loss_at(*plus) - loss_at(*minus)) / (2 * eps), abs=1e-3)
 
+
 def test_contrastive_scores_loss_without_targets():
     ops = NumpyOps()
-    value, d_targets, d_frames = contrastive_scores_loss(ops, InfoNCE(), numpy.zeros((0, 4), "f"), numpy.ones((2, 4), "f"), [], ["A", "B"], None)
+    value, d_targets, d_frames = contrastive_scores_loss(
+        ops, InfoNCE(), numpy.zeros((0, 4), "f"), numpy.ones((2, 4), "f"), [], ["A", "B"], None
+    )
     assert value == 0.0 and d_targets.shape == (0, 4) and d_frames.shape == (2, 4) and not d_frames.any()

@@ -1,18 +1,20 @@
 """en_frames_trf as `spacy assemble` builds it (configs/test/frames_trf.cfg), on tiny models."""
+
 import pytest
 import spacy
 import srsly
-
-from spacy_frames.extensions import FE_KEY
-
 from inducer_toy import toy_instance_docs
 from test_frame_inducer import fit_clusters, induced, preset
+
+from spacy_frames.extensions import FE_KEY
 
 # training and scoring run the pipeline before any centroids exist
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
-def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse, trained_media):
+def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
+    tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse, trained_media
+):
     """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements and the inducer
     as heads on its transformer, discourse_sense with its own transformer copy
     (replace_listeners), as `spacy assemble` builds en_frames_trf."""
@@ -21,7 +23,13 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_tr
     inducer_nlp = spacy.load(trained_inducer_head)
     fit_clusters(inducer_nlp)
     nlp = spacy.load(tiny_frames_trf)
-    assert nlp.pipe_names[-5:] == ["frame_identifier", "frame_elements", "frame_inducer", "discourse_sense", "media_framer"]
+    assert nlp.pipe_names[-5:] == [
+        "frame_identifier",
+        "frame_elements",
+        "frame_inducer",
+        "discourse_sense",
+        "media_framer",
+    ]
     assert not nlp.disabled
     # frame_elements labels frame_identifier's frames, on the shared transformer, with the
     # FEs that the standalone component (its own frozen copy of that transformer) gives
@@ -32,7 +40,9 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_tr
         doc = nlp(ref.text)
         assert doc.has_annotation("DEP") and FE_KEY in doc.spans
         preset_frames = standalone_fe.make_doc(ref.text)
-        preset_frames.spans["frames"] = [preset_frames.char_span(f.start_char, f.end_char, label=f.label_) for f in doc._.frames]
+        preset_frames.spans["frames"] = [
+            preset_frames.char_span(f.start_char, f.end_char, label=f.label_) for f in doc._.frames
+        ]
         expected = standalone_fe(preset_frames)
         assert [[(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in doc._.frames] == [
             [(fe.start, fe.end, fe.label_) for fe in f._.frame_elements] for f in expected._.frames
@@ -46,7 +56,11 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_tr
         assert frame_spans[0]._.induced_frame == induced(inducer_nlp, reference)
         assert f"induced {frame_spans[0]._.induced_frame}" in format_doc(doc)
     doc = nlp("The committee decided to postpone the vote after protesters blocked the entrance.")
-    assert all(span._.induced_frame is not None for span in doc._.frames if span._.lexical_unit and span._.lexical_unit.endswith(".v"))
+    assert all(
+        span._.induced_frame is not None
+        for span in doc._.frames
+        if span._.lexical_unit and span._.lexical_unit.endswith(".v")
+    )
     assert nlp("")._.frames == [] and nlp("")._.discourse_relations == []
     # discourse_sense runs its own copy too, each adjacent-sentence pair encoded as "Arg1
     # [SEP] Arg2": the same senses as the standalone component given that pair
@@ -57,9 +71,15 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(tiny_frames_tr
     assert len(relations) == 2
     standalone = spacy.load(trained_discourse)
     for relation in relations:
-        rel = DiscourseRelation("t", "Implicit", text[slice(*relation["arg1"])], text[slice(*relation["arg2"])], [relation["sense"]])
-        expected = standalone(input_doc(standalone, relation_doc(standalone, rel, separator="[SEP]")))._.discourse_relations[0]
-        assert relation["sense"] == expected["sense"] and relation["score"] == pytest.approx(expected["score"], abs=1e-4)
+        rel = DiscourseRelation(
+            "t", "Implicit", text[slice(*relation["arg1"])], text[slice(*relation["arg2"])], [relation["sense"]]
+        )
+        expected = standalone(
+            input_doc(standalone, relation_doc(standalone, rel, separator="[SEP]"))
+        )._.discourse_relations[0]
+        assert relation["sense"] == expected["sense"] and relation["score"] == pytest.approx(
+            expected["score"], abs=1e-4
+        )
     assert "discourse relations:" in format_doc(nlp(text))
     # media_framer with its own copy: the same frame scores as the standalone component
     from media_toy import ARTICLES
@@ -74,11 +94,10 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
     frame-induction examples updates the transformer although the last listener
     (discourse_sense) has nothing to learn from it, and vice versa."""
     import numpy
-    from thinc.api import Adam
-
     from conftest import discourse_config, inducer_config
     from test_discourse_sense import toy_examples
     from test_frame_inducer import examples_for
+    from thinc.api import Adam
 
     config = discourse_config(tiny_bert, toy_discourse, transformer_dir).interpolate()
     inducer = inducer_config(tiny_bert, toy_folds, transformer_dir).interpolate()
@@ -105,7 +124,9 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
 
 
 @pytest.fixture(scope="module")
-def own_copy_frames_trf(trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory):
+def own_copy_frames_trf(
+    trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory
+):
     """The tiny pipeline with an inducer that fine-tuned its own encoder copy (configs/test/inducer.cfg,
     alpha > 0 possible), moved into the component by replace_listeners."""
     from conftest import assemble_frames_trf
@@ -115,12 +136,19 @@ def own_copy_frames_trf(trained_frames, trained_fe, trained_inducer, trained_dis
     fit_clusters(inducer_nlp)
     inducer_nlp.to_disk(tmp / "inducer")
     return assemble_frames_trf(
-        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media,
+        tmp / "frames_trf",
+        trained_frames,
+        trained_fe,
+        tmp / "inducer",
+        trained_discourse,
+        trained_media,
         **{"components.frame_inducer.replace_listeners": ["model.tok2vec"]},
     )
 
 
-def test_packaged_head_inducer_listens_to_the_shared_transformer_and_stores_no_encoder(tiny_frames_trf, own_copy_frames_trf):
+def test_packaged_head_inducer_listens_to_the_shared_transformer_and_stores_no_encoder(
+    tiny_frames_trf, own_copy_frames_trf
+):
     """The packaged inducer (a head, alpha 0, mask_encoder null) adds no transformer weights to
     the pipeline, runs no second pass, and says clearly that it cannot mix in v_mask."""
     nlp = spacy.load(tiny_frames_trf)

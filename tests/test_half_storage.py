@@ -1,4 +1,5 @@
 """Float16 storage of the components' own encoder weights (tools/half_storage.py)."""
+
 import shutil
 
 import pytest

@@ -6,6 +6,7 @@ factory module (which spacy.blank imports through its entry point) imports
 transformers. spacy_frames must add nothing on top: no transformers, no faiss,
 and no torch beyond what `import spacy` already did.
 """
+
 import subprocess
 import sys
 from importlib.metadata import distribution
@@ -49,11 +50,13 @@ def test_every_script_imports():
     from pathlib import Path
 
     scripts = Path(__file__).resolve().parents[1] / "scripts"
-    code = ("import sys, importlib.util\n"
-            f"sys.path.insert(0, {str(scripts)!r})\n"
-            "for path in sys.argv[1:]:\n"
-            "    spec = importlib.util.spec_from_file_location('script_' + path.rsplit('/', 1)[-1][:-3], path)\n"
-            "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n")
+    code = (
+        "import sys, importlib.util\n"
+        f"sys.path.insert(0, {str(scripts)!r})\n"
+        "for path in sys.argv[1:]:\n"
+        "    spec = importlib.util.spec_from_file_location('script_' + path.rsplit('/', 1)[-1][:-3], path)\n"
+        "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+    )
     paths = sorted(str(p) for p in scripts.glob("*.py"))
     assert paths
     out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True)

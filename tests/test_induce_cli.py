@@ -1,10 +1,11 @@
 """`spacy-frames induce`: embed, cluster, write induced frames, store centroids."""
+
 import pytest
 import spacy
+from inducer_toy import toy_instance_docs
 from spacy.tokens import DocBin
 from typer.testing import CliRunner
 
-from inducer_toy import toy_instance_docs
 from spacy_frames.cli import app
 from spacy_frames.cli.induce import induce
 
@@ -23,7 +24,15 @@ def toy_input(tmp_path_factory):
 def test_induce_writes_frames_and_stores_centroids(trained_inducer, toy_input, tmp_path, method):
     out = tmp_path / "out.spacy"
     stored = tmp_path / "with_centroids"
-    result = induce(str(trained_inducer), toy_input, out, method=method, calibrate_on_input=True, store_centroids=stored, progress=False)
+    result = induce(
+        str(trained_inducer),
+        toy_input,
+        out,
+        method=method,
+        calibrate_on_input=True,
+        store_centroids=stored,
+        progress=False,
+    )
     assert result["n_targets"] == 16 and result["n_clusters"] >= 1 and result["scores"]["bcf"] > 0
     nlp = spacy.load(stored)
     docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))

@@ -1,7 +1,7 @@
 """Integration: the real all-MiniLM-L6-v2 asset in the production transformer config."""
+
 import pytest
 import spacy
-
 from conftest import MINILM_DIR, ROOT
 
 pytestmark = [

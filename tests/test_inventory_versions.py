@@ -1,5 +1,6 @@
 """Moving between FrameNet releases: frames follow their IDs (renamed frames keep their
 learned memory, a new frame reusing an old name starts fresh), gold frames renamed."""
+
 import numpy
 import spacy
 from spacy.tokens import Doc, Span, SpanGroup
@@ -11,8 +12,11 @@ from spacy_frames.scoring.frames_eval import relabel
 
 
 def inventory(frames):
-    return FrameInventory(frames={name: {"id": i, "definition": f"{name} def.", "lexical_units": []} for name, i in frames.items()},
-                          relations={}, source="test")
+    return FrameInventory(
+        frames={name: {"id": i, "definition": f"{name} def.", "lexical_units": []} for name, i in frames.items()},
+        relations={},
+        source="test",
+    )
 
 
 OLD = inventory({"Becoming": 1, "Giving": 2, "Permitting": 3, "Arriving": 4})
@@ -21,7 +25,12 @@ NEW = inventory({"Transition_to_state": 1, "Giving": 2, "Arriving": 4, "Becoming
 
 def test_frames_follow_their_ids_between_releases():
     assert carried_frames(OLD, NEW) == {"Transition_to_state": "Becoming", "Giving": "Giving", "Arriving": "Arriving"}
-    assert renamed_frames(OLD, NEW) == {"Becoming": "Transition_to_state", "Giving": "Giving", "Permitting": None, "Arriving": "Arriving"}
+    assert renamed_frames(OLD, NEW) == {
+        "Becoming": "Transition_to_state",
+        "Giving": "Giving",
+        "Permitting": None,
+        "Arriving": "Arriving",
+    }
 
 
 def test_unrelated_numbering_falls_back_to_names():
@@ -33,7 +42,9 @@ def test_relabel_renames_gold_frames_and_drops_gone_ones():
     install_extensions()
     vocab = spacy.blank("en").vocab
     ref = Doc(vocab, words="It became legal and they permitted it".split())
-    ref.spans["targets"] = SpanGroup(ref, name="targets", spans=[Span(ref, 1, 2, label="Becoming"), Span(ref, 5, 6, label="Permitting")])
+    ref.spans["targets"] = SpanGroup(
+        ref, name="targets", spans=[Span(ref, 1, 2, label="Becoming"), Span(ref, 5, 6, label="Permitting")]
+    )
     ref[1:2]._.lexical_unit = "become.v"
     examples, dropped = relabel([Example(ref.copy(), ref)], renamed_frames(OLD, NEW))
     assert dropped == 1 and [s.label_ for s in examples[0].reference.spans["targets"]] == ["Transition_to_state"]
@@ -54,12 +65,21 @@ def test_reader_trains_old_annotation_against_the_new_inventory(tmp_path):
     became, permitted = Span(doc, 1, 2, label="Becoming"), Span(doc, 5, 6, label="Permitting")
     doc.spans["targets"] = SpanGroup(doc, name="targets", spans=[became, permitted])
     doc[1:2]._.lexical_unit = "become.v"
-    doc.spans["frame_elements"] = SpanGroup(doc, name="frame_elements", spans=[
-        make_fe_span(became, 0, 1, "Entity"), make_fe_span(became, 2, 3, "Final_quality"), make_fe_span(permitted, 4, 5, "Authority")])
+    doc.spans["frame_elements"] = SpanGroup(
+        doc,
+        name="frame_elements",
+        spans=[
+            make_fe_span(became, 0, 1, "Entity"),
+            make_fe_span(became, 2, 3, "Final_quality"),
+            make_fe_span(permitted, 4, 5, "Authority"),
+        ],
+    )
     DocBin(store_user_data=True, docs=[doc]).to_disk(tmp_path / "train.spacy")
     OLD.to_disk(tmp_path / "old.json")
     NEW.to_disk(tmp_path / "new.json")
-    reader = create_framenet_reader(str(tmp_path / "train.spacy"), frames_from=str(tmp_path / "old.json"), frames_to=str(tmp_path / "new.json"))
+    reader = create_framenet_reader(
+        str(tmp_path / "train.spacy"), frames_from=str(tmp_path / "old.json"), frames_to=str(tmp_path / "new.json")
+    )
     (eg,) = list(reader(nlp))
     ref = eg.reference
     (target,) = ref.spans["targets"]
@@ -130,11 +150,15 @@ def test_lexical_units_match_across_the_releases_spellings():
     assert lu_spelling_key("aid_((act)).n") == lu_spelling_key("aid [act].n") == "aid act.n"
     assert lu_spelling_key("lead_(to).v") == lu_spelling_key("lead (to).v") == "lead to.v"
     assert lu_spelling_key("find_out.v") == lu_spelling_key("find out.v")
-    fn17 = FrameInventory(frames={
-        "Assistance": {"id": 1, "definition": "d", "lexical_units": ["aid [act].n", "aid.v"]},
-        "Artifact": {"id": 2, "definition": "d", "lexical_units": ["aid [entity].n"]},
-        "Mass_motion": {"id": 3, "definition": "d", "lexical_units": ["aid.n"]},
-    }, relations={}, source="test")
+    fn17 = FrameInventory(
+        frames={
+            "Assistance": {"id": 1, "definition": "d", "lexical_units": ["aid [act].n", "aid.v"]},
+            "Artifact": {"id": 2, "definition": "d", "lexical_units": ["aid [entity].n"]},
+            "Mass_motion": {"id": 3, "definition": "d", "lexical_units": ["aid.n"]},
+        },
+        relations={},
+        source="test",
+    )
     assert fn17.frames_for_lu("aid_((act)).n") == ["Assistance"]
     assert fn17.frames_for_lu("aid_((entity)).n") == ["Artifact"]
     assert fn17.frames_for_lu("aid.n") == ["Mass_motion"]

@@ -62,7 +62,13 @@ def test_consecutive_chunks_bound_items_and_sizes():
     from spacy_frames.pipeline.base import consecutive_chunks
 
     assert consecutive_chunks([1] * 5, 2) == [range(0, 2), range(2, 4), range(4, 5)]
-    assert consecutive_chunks([3, 0, 5, 1, 1, 100, 2], 10, 6) == [range(0, 2), range(2, 4), range(4, 5), range(5, 6), range(6, 7)]
+    assert consecutive_chunks([3, 0, 5, 1, 1, 100, 2], 10, 6) == [
+        range(0, 2),
+        range(2, 4),
+        range(4, 5),
+        range(5, 6),
+        range(6, 7),
+    ]
     # padded: items times the largest size, as a batch padded to its longest sequence
     assert consecutive_chunks([1, 2, 2, 3, 9], 10, 6, padded=True) == [range(0, 3), range(3, 4), range(4, 5)]
     assert consecutive_chunks([], 3) == []

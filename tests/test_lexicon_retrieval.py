@@ -3,12 +3,12 @@ import pickle
 import numpy
 import pytest
 import spacy
+from frames_toy import toy_docs, toy_inventory
 from spacy.tokens import Doc
 
-from frames_toy import toy_docs, toy_inventory
 from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, is_partial, sample_docbin
-from spacy_frames.inventory.lexicon import Lexicon, lu_words, target_lexical_unit
 from spacy_frames.inventory.index import FrameIndex
+from spacy_frames.inventory.lexicon import Lexicon, lu_words, target_lexical_unit
 
 
 def test_lu_words():
@@ -23,8 +23,12 @@ def test_lexicon_candidates_single_multi_and_oov():
     lexicon = Lexicon(inventory)
     nlp = spacy.blank("en")
     words = "She gave a lot of gifts and a dog ran".split()
-    doc = Doc(nlp.vocab, words=words, pos=["PRON", "VERB", "DET", "NOUN", "ADP", "NOUN", "CCONJ", "DET", "NOUN", "VERB"],
-              lemmas=["she", "give", "a", "lot", "of", "gift", "and", "a", "dog", "run"])
+    doc = Doc(
+        nlp.vocab,
+        words=words,
+        pos=["PRON", "VERB", "DET", "NOUN", "ADP", "NOUN", "CCONJ", "DET", "NOUN", "VERB"],
+        lemmas=["she", "give", "a", "lot", "of", "gift", "and", "a", "dog", "run"],
+    )
     found = [(span.text, lu) for span, lu in lexicon.candidates(doc, oov_pos=["NOUN"])]
     assert found == [("gave", "give.v"), ("a lot", "a lot.n"), ("gifts", "gift.n"), ("dog", None), ("ran", "run.v")]
     # POS matters for single words: "hand" the verb vs the noun
@@ -49,7 +53,11 @@ def test_frame_index_search_add_serialize_pickle(tmp_path):
     with pytest.raises(ValueError, match="unknown frame 'Z'"):
         index.vectors_for(["Z"])
     index.to_disk(tmp_path / "index")
-    for copy in (FrameIndex().from_disk(tmp_path / "index"), FrameIndex().from_bytes(index.to_bytes()), pickle.loads(pickle.dumps(index))):
+    for copy in (
+        FrameIndex().from_disk(tmp_path / "index"),
+        FrameIndex().from_bytes(index.to_bytes()),
+        pickle.loads(pickle.dumps(index)),
+    ):
         assert copy.names == index.names
         numpy.testing.assert_array_equal(copy.search(matrix, 3)[1], index.search(matrix, 3)[1])
     index.mark_stale()
@@ -62,13 +70,19 @@ def test_reader_copies_gold_targets_and_samples(tmp_path, toy_corpus):
     assert len(examples) == 6
     eg = examples[0]
     assert [(s.text, s.label_, s._.lexical_unit) for s in eg.predicted.spans["targets"]] == [
-        ("gave", "Giving", "give.v"), ("gift", "Giving", "gift.n")]
+        ("gave", "Giving", "give.v"),
+        ("gift", "Giving", "gift.n"),
+    ]
     raw = list(create_framenet_reader(str(toy_corpus / "train.spacy"), gold_targets=False)(nlp))
     assert "targets" not in raw[0].predicted.spans
     sample = sample_docbin(toy_corpus / "train.spacy", 3, seed=0)
     assert len(sample) == 3
     assert len(list(sample.get_docs(nlp.vocab))) == 3
-    mixed = list(create_framenet_reader(str(toy_corpus / "train.spacy"), exemplars=str(toy_corpus / "dev.spacy"), max_exemplars=2)(nlp))
+    mixed = list(
+        create_framenet_reader(
+            str(toy_corpus / "train.spacy"), exemplars=str(toy_corpus / "dev.spacy"), max_exemplars=2
+        )(nlp)
+    )
     assert len(mixed) == 8
     # exemplar sentences annotate one LU: flagged so their other words are not used as negatives
     assert [is_partial(eg.reference) for eg in mixed] == [False] * 6 + [True] * 2

@@ -1,4 +1,5 @@
 """Loss values and finite-difference gradient checks on tiny arrays."""
+
 import numpy
 import pytest
 from spacy.util import registry

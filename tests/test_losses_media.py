@@ -1,12 +1,13 @@
 """The label-aware (HeroCon-style) contrastive loss of media_framer."""
+
 import math
 
 import numpy
 import pytest
 from spacy.util import registry
+from test_losses import numeric_grad
 
 from spacy_frames.losses import LabelAwareContrastiveLoss
-from test_losses import numeric_grad
 
 
 def test_label_aware_contrastive_hand_computed():

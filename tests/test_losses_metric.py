@@ -1,12 +1,13 @@
 """Deep-metric-learning losses: values worked out by hand, finite-difference gradients, edge cases."""
+
 import math
 
 import numpy
 import pytest
 from spacy.util import registry
+from test_losses import numeric_grad
 
 from spacy_frames.losses import AdaCosLoss, ArcFaceLoss, ContrastiveLoss, SoftmaxLoss, TripletLoss
-from test_losses import numeric_grad
 
 # four 2-d points, two classes, with easy distances:
 # d01 = 0.5, d02 = 0.6, d03 = 1, d12 = 0.5, d13 = sqrt(0.45), d23 = sqrt(1.36)

@@ -1,4 +1,5 @@
 """scripts/media_baselines.py on tiny synthetic articles: no corpus, no MiniLM, no SetFit."""
+
 import importlib.util
 import subprocess
 import sys
@@ -13,7 +14,11 @@ SCRIPT = Path(__file__).parents[1] / "scripts" / "media_baselines.py"
 ECONOMIC, CRIME, POLITICAL = (MEDIA_FRAMES.index(f) for f in ("Economic", "Crime_and_punishment", "Political"))
 # sklearn warns about the frames no toy article has (constant labels)
 pytestmark = pytest.mark.filterwarnings("ignore:Label not")
-WORDS = {ECONOMIC: "tax budget money inflation", CRIME: "police prison court arrest", POLITICAL: "party vote election minister"}
+WORDS = {
+    ECONOMIC: "tax budget money inflation",
+    CRIME: "police prison court arrest",
+    POLITICAL: "party vote election minister",
+}
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +102,11 @@ def test_embedding_cache_is_keyed_by_article_ids(mb, tmp_path, monkeypatch):
 
 
 def test_cli_reports_a_missing_corpus(tmp_path):
-    result = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "nowhere"), str(tmp_path / "out.json"),
-                             "--skip-setfit"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "nowhere"), str(tmp_path / "out.json"), "--skip-setfit"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0 and "corpus files missing" in result.stderr
     assert not (tmp_path / "out.json").exists()
 
@@ -116,6 +124,7 @@ def test_lolo_use_lr_fits_on_the_other_languages_only(mb, monkeypatch):
             vectors[lang, split] = mb.normalise(y @ basis + 0.1 * rng.normal(size=(len(y), 8)))
     fitted = []
     from sklearn.multiclass import OneVsRestClassifier
+
     original = OneVsRestClassifier.fit
 
     def spy(self, X, y):

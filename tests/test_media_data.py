@@ -1,16 +1,23 @@
 """SemEval-2023 st2 reading and splitting, the contrast sampler and the framing metrics."""
+
 import numpy
 import pytest
 import spacy
+from conftest import SHARED_ASSETS
+from media_toy import toy_articles
 from spacy.tokens import DocBin
 from spacy.training import Example
 
-from conftest import SHARED_ASSETS
-from media_toy import toy_articles
 from spacy_frames.corpora.batching import create_contrast_batcher, example_labels
 from spacy_frames.corpora.media_frames import (
-    MEDIA_FRAMES, SPLITS, article_doc, articles_to_docbin, create_media_frames_reader, read_semeval_articles,
-    split_articles, stratified_split,
+    MEDIA_FRAMES,
+    SPLITS,
+    article_doc,
+    articles_to_docbin,
+    create_media_frames_reader,
+    read_semeval_articles,
+    split_articles,
+    stratified_split,
 )
 from spacy_frames.scoring.media import f1_scores, label_matrix, tune_thresholds
 
@@ -54,7 +61,10 @@ def test_reader_truncates_and_filters(tmp_path):
     articles_to_docbin(nlp, toy_articles() + fr).to_disk(tmp_path / "a.spacy")
     examples = list(create_media_frames_reader([str(tmp_path / "a.spacy")], languages=["fr"], max_tokens=5)(nlp))
     assert len(examples) == 2 and all(len(eg.reference) == 5 for eg in examples)
-    assert examples[0].reference.cats["Economic"] == 1.0 and examples[0].predicted.user_data["media_article"]["lang"] == "fr"
+    assert (
+        examples[0].reference.cats["Economic"] == 1.0
+        and examples[0].predicted.user_data["media_article"]["lang"] == "fr"
+    )
     with pytest.raises(ValueError, match="unknown language"):
         create_media_frames_reader([str(tmp_path / "a.spacy")], languages=["xx"])
     with pytest.raises(FileNotFoundError, match="convert-media-frames"):
@@ -70,7 +80,9 @@ def test_reader_attaches_body_cache(tmp_path):
     nlp = spacy.blank("en")
     articles_to_docbin(nlp, toy_articles()[:2]).to_disk(tmp_path / "a.spacy")
     srsly.write_msgpack(tmp_path / "cache.msgpack", {"en/en0": [1.0, 2.0], "en/en1": [3.0, 4.0]})
-    examples = list(create_media_frames_reader([str(tmp_path / "a.spacy")], body_cache=str(tmp_path / "cache.msgpack"))(nlp))
+    examples = list(
+        create_media_frames_reader([str(tmp_path / "a.spacy")], body_cache=str(tmp_path / "cache.msgpack"))(nlp)
+    )
     assert examples[1].predicted.user_data["media_body_vector"].tolist() == [3.0, 4.0]
     srsly.write_msgpack(tmp_path / "cache.msgpack", {"en/en0": [1.0, 2.0]})
     with pytest.raises(KeyError, match="en/en1"):
@@ -82,7 +94,9 @@ def test_contrast_batcher_puts_every_frame_in_every_batch():
     examples = [Example(nlp.make_doc(a.text), article_doc(nlp, a)) for a in toy_articles() * 3]
     batches = list(create_contrast_batcher(size=8, min_positives=2)(examples))
     assert sorted(id(eg) for b in batches for eg in b) == sorted(id(eg) for eg in examples)  # each once
-    left = {f: sum(f in example_labels(eg) for eg in examples) for f in {f for eg in examples for f in example_labels(eg)}}
+    left = {
+        f: sum(f in example_labels(eg) for eg in examples) for f in {f for eg in examples for f in example_labels(eg)}
+    }
     for batch in batches:
         for frame in left:  # two of every frame while the epoch still has two (4 frames x 2 fit in 8)
             count = sum(frame in example_labels(eg) for eg in batch)
@@ -128,4 +142,10 @@ def test_shrunk_thresholds_choose_between_global_and_per_frame():
     own = tune_thresholds(gold, scores, default=glob)
     assert half["thresholds"] == [pytest.approx(glob + 0.5 * (t - glob)) for t in own]
     chosen = tune_shrunk_thresholds(gold, scores, rounds=3)
-    assert chosen["shrinkage"] in (0.0, 0.25, 0.5, 0.75, 1.0) and set(chosen["cv_micro_f1"]) == {"0.0", "0.25", "0.5", "0.75", "1.0"}
+    assert chosen["shrinkage"] in (0.0, 0.25, 0.5, 0.75, 1.0) and set(chosen["cv_micro_f1"]) == {
+        "0.0",
+        "0.25",
+        "0.5",
+        "0.75",
+        "1.0",
+    }

@@ -1,17 +1,18 @@
 """media_framer on a tiny random BERT and toy articles."""
+
 import numpy
 import pytest
 import spacy
+from conftest import media_config, train_tiny, transformer_weights
+from media_toy import ARTICLES, toy_articles
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from typer.testing import CliRunner
 
-from conftest import media_config, train_tiny, transformer_weights
-from media_toy import ARTICLES, toy_articles
 from spacy_frames.cli import app
+from spacy_frames.corpora.media_cache import write_body_cache
 from spacy_frames.corpora.media_frames import BODY_VECTOR_KEY, MEDIA_FRAMES, article_doc
 from spacy_frames.scoring.media import f1_scores, label_matrix
-from spacy_frames.corpora.media_cache import write_body_cache
 from spacy_frames.scoring.media_eval import evaluate_media
 
 LONG = " ".join(["The minister defended the budget in parliament."] * 2500)  # 20,000 words
@@ -40,7 +41,9 @@ def test_add_pipe_default_config_and_bad_settings():
     with pytest.raises(ValueError, match="non-empty string"):
         framer.add_label("")
     with pytest.raises(ValueError, match="tok2vec"):
-        spacy.blank("en").add_pipe("media_framer", config={"model": {"@architectures": "spacy-frames.MediaFramer.v1", "tok2vec": None}})
+        spacy.blank("en").add_pipe(
+            "media_framer", config={"model": {"@architectures": "spacy-frames.MediaFramer.v1", "tok2vec": None}}
+        )
 
 
 def test_initialize_reads_frames_and_empty_corpus_fails(tiny_bert, toy_media, transformer_dir, tmp_path):
@@ -101,7 +104,9 @@ def test_pipe_equals_call_and_survives_docbin(trained_media, n_process):
     for a, b in zip(piped, single):
         assert a.cats == pytest.approx(b.cats, abs=1e-5)
     assert single[1]._.media_frames == [] and set(single[1].cats.values()) == {0.0}
-    restored = list(DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab))
+    restored = list(
+        DocBin(store_user_data=True).from_bytes(DocBin(docs=piped, store_user_data=True).to_bytes()).get_docs(nlp.vocab)
+    )
     assert [d._.media_frames for d in restored] == [d._.media_frames for d in single]
     assert Doc(nlp.vocab).from_bytes(piped[0].to_bytes())._.media_frames == single[0]._.media_frames
 
@@ -113,12 +118,23 @@ def test_very_long_doc(trained_media):
     assert all(isinstance(f, str) for f in doc._.media_frames)
 
 
-def test_head_stage_uses_cached_body_and_keeps_transformer(trained_media, tiny_bert, toy_media, transformer_dir, tmp_path):
+def test_head_stage_uses_cached_body_and_keeps_transformer(
+    trained_media, tiny_bert, toy_media, transformer_dir, tmp_path
+):
     nlp = spacy.load(trained_media)
     cache = tmp_path / "body.msgpack"
     assert write_body_cache(nlp, "media_framer", [toy_media / "train.spacy"], cache) == len(ARTICLES)
-    config = media_config(tiny_bert, toy_media, transformer_dir, "media_head", **{
-        "paths.transformer": str(trained_media), "paths.body_cache": str(cache), "paths.media_init": str(trained_media)})
+    config = media_config(
+        tiny_bert,
+        toy_media,
+        transformer_dir,
+        "media_head",
+        **{
+            "paths.transformer": str(trained_media),
+            "paths.body_cache": str(cache),
+            "paths.media_init": str(trained_media),
+        },
+    )
     # a frozen, non-annotating transformer: the listener would fail without the cache
     post = spacy.load(train_tiny(config, tmp_path, 10, 5))
     before = transformer_weights(nlp)
@@ -131,12 +147,19 @@ def test_prediction_ignores_cached_body_vectors(trained_media):
     # a cached vector steers training stages only: a doc carrying one is still encoded
     nlp = spacy.load(trained_media)
     doc = nlp.make_doc(ARTICLES[0][0])
-    doc.user_data[BODY_VECTOR_KEY] = numpy.full((nlp.get_pipe("transformer").model.get_dim("nO"),), 9.0, dtype="float32")
+    doc.user_data[BODY_VECTOR_KEY] = numpy.full(
+        (nlp.get_pipe("transformer").model.get_dim("nO"),), 9.0, dtype="float32"
+    )
     assert nlp(doc).cats == pytest.approx(nlp(ARTICLES[0][0]).cats, abs=1e-6)
 
 
 def test_init_from_starts_from_the_given_weights(trained_media, tiny_bert, toy_media, transformer_dir):
-    nlp = initialized(tiny_bert, toy_media, transformer_dir, **{"paths.transformer": str(trained_media), "paths.media_init": str(trained_media)})
+    nlp = initialized(
+        tiny_bert,
+        toy_media,
+        transformer_dir,
+        **{"paths.transformer": str(trained_media), "paths.media_init": str(trained_media)},
+    )
     trained = spacy.load(trained_media)
     assert nlp(ARTICLES[2][0]).cats == pytest.approx(trained(ARTICLES[2][0]).cats, abs=1e-6)
     with pytest.raises(FileNotFoundError, match="not a trained media_framer"):
@@ -157,13 +180,20 @@ def test_linear_head_trains_and_bad_width_fails(tiny_bert, toy_media, transforme
         last = nlp.update(examples, sgd=optimizer)["media_framer"]
     assert last < first
     with pytest.raises(ValueError, match="hidden_width"):
-        spacy.blank("en").add_pipe("media_framer", config={"model": {"@architectures": "spacy-frames.MediaFramer.v1", "hidden_width": -1}})
+        spacy.blank("en").add_pipe(
+            "media_framer", config={"model": {"@architectures": "spacy-frames.MediaFramer.v1", "hidden_width": -1}}
+        )
 
 
 def test_use_body_alone_trains(tiny_bert):
     nlp = spacy.blank("en")
-    model = {"@architectures": "spacy-frames.MediaFramer.v1", "tok2vec": None, "hidden_width": 16, "use_projection": 16,
-             "use_vectors": {"@architectures": "spacy-frames.USEDocVectors.v1"}}
+    model = {
+        "@architectures": "spacy-frames.MediaFramer.v1",
+        "tok2vec": None,
+        "hidden_width": 16,
+        "use_projection": 16,
+        "use_vectors": {"@architectures": "spacy-frames.USEDocVectors.v1"},
+    }
     framer = nlp.add_pipe("media_framer", config={"model": model, "contrastive_weight": 0.5})
     examples = toy_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
@@ -177,7 +207,9 @@ def test_use_body_alone_trains(tiny_bert):
 
 def test_thresholds_and_evaluate_cli(trained_media, toy_media, tmp_path):
     runner = CliRunner()
-    result = runner.invoke(app, ["media-thresholds", str(trained_media), str(toy_media / "dev.spacy"), "--output", str(tmp_path / "tuned")])
+    result = runner.invoke(
+        app, ["media-thresholds", str(trained_media), str(toy_media / "dev.spacy"), "--output", str(tmp_path / "tuned")]
+    )
     assert result.exit_code == 0, result.output
     tuned = spacy.load(tmp_path / "tuned")
     framer = tuned.get_pipe("media_framer")
@@ -188,9 +220,13 @@ def test_thresholds_and_evaluate_cli(trained_media, toy_media, tmp_path):
     assert set(framer.cfg["thresholds"]) == set(MEDIA_FRAMES)
     scores = evaluate_media(tuned, "media_framer", [toy_media / "dev.spacy"])
     assert scores["en"]["n"] == len(ARTICLES) and 0.0 <= scores["all"]["micro_f1"] <= 1.0
-    result = runner.invoke(app, ["evaluate-media", str(tmp_path / "tuned"), str(toy_media / "dev.spacy"), "-o", str(tmp_path / "s.json")])
+    result = runner.invoke(
+        app, ["evaluate-media", str(tmp_path / "tuned"), str(toy_media / "dev.spacy"), "-o", str(tmp_path / "s.json")]
+    )
     assert result.exit_code == 0 and (tmp_path / "s.json").exists()
-    result = runner.invoke(app, ["evaluate-media", str(tmp_path / "tuned"), str(toy_media / "dev.spacy"), "--component", "nope"])
+    result = runner.invoke(
+        app, ["evaluate-media", str(tmp_path / "tuned"), str(toy_media / "dev.spacy"), "--component", "nope"]
+    )
     assert result.exit_code == 1 and "no 'nope' component" in result.output
     result = runner.invoke(app, ["media-thresholds", str(tmp_path / "tuned"), str(tmp_path / "missing.spacy")])
     assert result.exit_code == 1 and "not found" in result.output

@@ -1,6 +1,7 @@
 """scripts/midtune_device.py: mid-tuning where torch runs but spaCy does not. Its torch
 objective equals the registered thinc losses, its loop is spacy_frames' own (loaded without
 spaCy), and the int8 deltas it returns rebuild E1 to within half a quantisation step."""
+
 import gzip
 import json
 import shutil
@@ -20,7 +21,11 @@ from spacy_frames.losses.midtune import MidtunePairLoss, MidtuneTripletLoss  # n
 from spacy_frames.midtune.train import thinc_loss_step  # noqa: E402
 
 EXAMPLES = [
-    ("She gave him a book .", "[FRAME] Giving [LU] give.v [Donor] She", ["[FRAME] Giving [LU] give.v", "[FRAME] Buying"]),
+    (
+        "She gave him a book .",
+        "[FRAME] Giving [LU] give.v [Donor] She",
+        ["[FRAME] Giving [LU] give.v", "[FRAME] Buying"],
+    ),
     ("They bought a car .", "[FRAME] Commerce_buy [LU] buy.v [Buyer] They", ["[FRAME] Commerce_buy [LU] buy.v"]),
     ("We walked home .", "[FRAME] Self_motion [LU] walk.v [Self_mover] We", ["[FRAME] Giving [LU] give.v [Donor] She"]),
     ("He raised his hand .", "[FRAME] Body_movement [LU] raise.v [Agent] He", ["[FRAME] Body_movement [LU] raise.v"]),
@@ -38,7 +43,9 @@ def _grads(make, seed=0):
     return value, [t.grad.numpy().copy() for t in (u, v_pos, v_neg)] + [p.grad.numpy().copy() for p in params]
 
 
-@pytest.mark.parametrize("objective,loss", [("triplet", MidtuneTripletLoss(margin=1.0)), ("classification", MidtunePairLoss())])
+@pytest.mark.parametrize(
+    "objective,loss", [("triplet", MidtuneTripletLoss(margin=1.0)), ("classification", MidtunePairLoss())]
+)
 def test_the_torch_objective_equals_the_registered_loss(objective, loss):
     value, grads = _grads(midtune_device.torch_loss_step(objective, margin=1.0))
     ref_value, ref_grads = _grads(thinc_loss_step(loss, objective))
@@ -50,10 +57,16 @@ def test_the_torch_objective_equals_the_registered_loss(objective, loss):
 
 def test_deltas_rebuild_the_weights_to_half_a_step():
     rng = numpy.random.default_rng(0)
-    base = {"w": rng.normal(size=(4, 3)).astype("float32"), "b": rng.normal(size=3).astype("float32"),
-            "same": numpy.ones(2, dtype="float32")}
-    trained = {"w": base["w"] + rng.normal(scale=1e-3, size=(4, 3)).astype("float32"), "b": base["b"] + 0.5,
-               "same": base["same"].copy()}
+    base = {
+        "w": rng.normal(size=(4, 3)).astype("float32"),
+        "b": rng.normal(size=3).astype("float32"),
+        "same": numpy.ones(2, dtype="float32"),
+    }
+    trained = {
+        "w": base["w"] + rng.normal(scale=1e-3, size=(4, 3)).astype("float32"),
+        "b": base["b"] + 0.5,
+        "same": base["same"].copy(),
+    }
     packed = midtune_device.quantize_delta(trained, base)
     assert packed["w::q"].dtype == numpy.int8 and packed["w::scale"].shape == (4, 1)
     rebuilt = midtune_device.dequantize_into(base, packed)
@@ -68,8 +81,17 @@ def test_deltas_rebuild_the_weights_to_half_a_step():
 def _pack(tiny_bert, out: Path) -> Path:
     out.mkdir()
     shutil.copytree(tiny_bert, out / "base")
-    settings = {"form": "framenet", "objective": "triplet", "seed": 0, "max_steps": 12, "batch_size": 2,
-                "learning_rate": 1e-3, "max_length": 32, "held_out": 2, "margin": 1.0}
+    settings = {
+        "form": "framenet",
+        "objective": "triplet",
+        "seed": 0,
+        "max_steps": 12,
+        "batch_size": 2,
+        "learning_rate": 1e-3,
+        "max_length": 32,
+        "held_out": 2,
+        "margin": 1.0,
+    }
     (out / "settings.json").write_text(json.dumps({"framenet-triplet-12": settings}))
     with gzip.open(out / "examples_framenet_seed0_held2.json.gz", "wt", encoding="utf8") as file:
         json.dump({"examples": EXAMPLES, "held": EXAMPLES[:2], "sentences": 4, "held_sentences": 2}, file)
@@ -91,15 +113,28 @@ def test_train_there_without_spacy_then_unpack_here(tiny_bert, tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "summaries.json").read_text())["framenet-triplet-12"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "framenet-triplet-12.embeddings.npz", "framenet-triplet-12.layers.npz", "summaries.json"]
+        "framenet-triplet-12.embeddings.npz",
+        "framenet-triplet-12.layers.npz",
+        "summaries.json",
+    ]
     assert summary["steps"] == 12 and summary["epochs"] == 6.0 and summary["device"] == "cpu"
     assert summary["weights_moved"]["E1"] > 0 and len(summary["losses"]) == 12
     assert summary["held_out"]["sentences"] == 2 and summary["held_out"]["examples"] == 2
 
     from typer.testing import CliRunner
 
-    args = ["unpack", "framenet-triplet-12", "--src", str(tmp_path / "out"), "--base", str(tiny_bert),
-            "--work", str(tmp_path / "work"), "--metrics", str(tmp_path / "metrics")]
+    args = [
+        "unpack",
+        "framenet-triplet-12",
+        "--src",
+        str(tmp_path / "out"),
+        "--base",
+        str(tiny_bert),
+        "--work",
+        str(tmp_path / "work"),
+        "--metrics",
+        str(tmp_path / "metrics"),
+    ]
     unpacked = CliRunner().invoke(midtune_device.app, args)
     assert unpacked.exit_code == 0, unpacked.output
     written = json.loads((tmp_path / "metrics" / "framenet-triplet-12.json").read_text())
@@ -112,8 +147,12 @@ def test_train_there_without_spacy_then_unpack_here(tiny_bert, tmp_path):
 
     base = AutoModel.from_pretrained(str(tiny_bert))
     rebuilt = AutoModel.from_pretrained(str(tmp_path / "work" / "framenet-triplet-12" / "encoder"))
-    moved = numpy.sqrt(sum(float(((p - q) ** 2).sum().detach()) for p, q in zip(rebuilt.parameters(), base.parameters())))
+    moved = numpy.sqrt(
+        sum(float(((p - q) ** 2).sum().detach()) for p, q in zip(rebuilt.parameters(), base.parameters()))
+    )
     assert moved == pytest.approx(summary["weights_moved"]["E1"], rel=0.02)
     # a second run finds the cached result and only copies it
-    again = subprocess.run([sys.executable, "-c", code.replace("give=''", "give='none'")], capture_output=True, text=True, cwd=ROOT)
+    again = subprocess.run(
+        [sys.executable, "-c", code.replace("give=''", "give='none'")], capture_output=True, text=True, cwd=ROOT
+    )
     assert again.returncode == 0 and "step" not in again.stdout

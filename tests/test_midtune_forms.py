@@ -1,5 +1,6 @@
 """Semantic forms for mid-tuning (issue 26): forms from hand-built docs, linearisation,
 and the deletion negatives (differ from the input, leave it unchanged, None when inapplicable)."""
+
 import copy
 from collections import Counter
 from random import Random
@@ -77,7 +78,9 @@ def test_framenet_form_in_document_order(nlp):
     form = framenet_form(frames_doc(nlp))
     assert form == SemanticForm(
         [
-            Predicate("FRAME", "Deciding", "decide.v", [("Cognizer", "The committee"), ("Decision", "to postpone the vote")]),
+            Predicate(
+                "FRAME", "Deciding", "decide.v", [("Cognizer", "The committee"), ("Decision", "to postpone the vote")]
+            ),
             Predicate("FRAME", "Change_event_time", "postpone.v", [("Agent", "The committee"), ("Event", "the vote")]),
         ]
     )
@@ -91,13 +94,18 @@ def test_empty_forms(nlp):
     assert framenet_form(doc).is_empty() and linearize(framenet_form(doc)) == ""
     assert linearize(SemanticForm()) == "" and negatives(SemanticForm(), [SemanticForm()], 0, Random(0), 3) == []
     # no VERB, no AUX root: no predicate
-    assert dependency_form(dep_doc(nlp, ["Hi", "!"], [0, 0], ["ROOT", "punct"], ["INTJ", "PUNCT"], ["hi", "!"])).is_empty()
+    assert dependency_form(
+        dep_doc(nlp, ["Hi", "!"], [0, 0], ["ROOT", "punct"], ["INTJ", "PUNCT"], ["hi", "!"])
+    ).is_empty()
 
 
 def test_dependency_form_control(nlp):
     form = dependency_form(decided_doc(nlp))
     assert [p.kind for p in form.predicates] == ["PRED", "PRED"]
-    assert linearize(form) == "[PRED] decide [ARG0] The committee [ARG2] to postpone the vote [PRED] postpone [ARG1] the vote"
+    assert (
+        linearize(form)
+        == "[PRED] decide [ARG0] The committee [ARG2] to postpone the vote [PRED] postpone [ARG1] the vote"
+    )
 
 
 def test_dependency_form_passive_agent_prep_neg(nlp):
@@ -143,7 +151,9 @@ def test_dependency_form_aux_root_and_dative(nlp):
 def sample_form():
     return SemanticForm(
         [
-            Predicate("FRAME", "Deciding", "decide.v", [("Cognizer", "the committee"), ("Decision", "to postpone the vote")]),
+            Predicate(
+                "FRAME", "Deciding", "decide.v", [("Cognizer", "the committee"), ("Decision", "to postpone the vote")]
+            ),
             Predicate("FRAME", "Change_event_time", "postpone.v", [("Event", "the vote")]),
         ]
     )
@@ -195,7 +205,9 @@ def test_swap_fillers_within_predicate_first():
 
 
 def test_swap_fillers_across_predicates():
-    form = SemanticForm([Predicate("PRED", "decide", None, [("ARG0", "we")]), Predicate("PRED", "go", None, [("ARG1", "home")])])
+    form = SemanticForm(
+        [Predicate("PRED", "decide", None, [("ARG0", "we")]), Predicate("PRED", "go", None, [("ARG1", "home")])]
+    )
     new = check_unchanged(swap_fillers, form, Random(0))
     assert linearize(new) == "[PRED] decide [ARG0] home [PRED] go [ARG1] we"
 
@@ -271,14 +283,21 @@ def test_swap_frame_renames_one_predicate_from_another_form():
     assert forms == before and len(seen) > 1
     # the corpus-wide name counts a caller computes once give the same draws
     counts = name_counts(forms)
-    assert [swap_frame(forms, 0, Random(seed), counts) for seed in SEEDS] == [swap_frame(forms, 0, Random(seed)) for seed in SEEDS]
+    assert [swap_frame(forms, 0, Random(seed), counts) for seed in SEEDS] == [
+        swap_frame(forms, 0, Random(seed)) for seed in SEEDS
+    ]
     # a name only the renamed sentence has is no other sentence's frame
-    solo = [SemanticForm([Predicate("FRAME", "Giving", "give.v"), Predicate("FRAME", "Deciding", "decide.v")]),
-            SemanticForm([Predicate("FRAME", "Giving", "hand.v")])]
+    solo = [
+        SemanticForm([Predicate("FRAME", "Giving", "give.v"), Predicate("FRAME", "Deciding", "decide.v")]),
+        SemanticForm([Predicate("FRAME", "Giving", "hand.v")]),
+    ]
     renamed = {linearize(new) for new in (swap_frame(solo, 0, Random(seed)) for seed in SEEDS) if new is not None}
     assert renamed == {"[FRAME] Giving [LU] give.v [FRAME] Giving [LU] decide.v"}
     # nothing to rename to: the only other name is the predicate's own
-    lone = [SemanticForm([Predicate("FRAME", "Giving", "give.v")]), SemanticForm([Predicate("FRAME", "Giving", "hand.v")])]
+    lone = [
+        SemanticForm([Predicate("FRAME", "Giving", "give.v")]),
+        SemanticForm([Predicate("FRAME", "Giving", "hand.v")]),
+    ]
     assert swap_frame(lone, 0, Random(0)) is None
     assert swap_frame([SemanticForm(), other], 0, Random(0)) is None
 
@@ -287,7 +306,10 @@ def test_frame_negatives_of_frame_only_forms():
     own = SemanticForm([Predicate("FRAME", "Deciding", "decide.v")])
     other = SemanticForm([Predicate("FRAME", "Arriving", "come.v")])
     out = negatives(own, [own, other], 0, Random(0), 5, kinds=("swap_frame", "foreign"))
-    assert sorted(out) == [("foreign", "[FRAME] Arriving [LU] come.v"), ("swap_frame", "[FRAME] Arriving [LU] decide.v")]
+    assert sorted(out) == [
+        ("foreign", "[FRAME] Arriving [LU] come.v"),
+        ("swap_frame", "[FRAME] Arriving [LU] decide.v"),
+    ]
     # the paper's deletions find no role to delete in a frame-only form
     assert [kind for kind, _ in negatives(own, [own, other], 0, Random(0), 5)] == ["foreign"]
     with pytest.raises(ValueError, match="unknown kinds"):

@@ -1,12 +1,13 @@
 """Mid-tuning losses (issue 26): values worked out by hand, finite-difference gradients."""
+
 import math
 
 import numpy
 import pytest
 from spacy.util import registry
+from test_losses import numeric_grad
 
 from spacy_frames.losses import MidtunePairLoss, MidtuneTripletLoss, pair_features
-from test_losses import numeric_grad
 
 # row 0: d(a, p) = 5, d(a, n) = 1 -> 5 - 1 + 1 = 5; row 1: 0 - 5 + 1 < 0 -> 0
 ANCHOR = numpy.array([[0.0, 0.0], [1.0, 1.0]])
@@ -22,7 +23,9 @@ def test_triplet_value_and_gradient_by_hand():
     numpy.testing.assert_allclose(d_p, [[0.3, 0.4], [0.0, 0.0]], atol=1e-9)
     numpy.testing.assert_allclose(d_n, [[0.0, -0.5], [0.0, 0.0]], atol=1e-9)
     # a larger margin switches row 1 on: 0 - 5 + 6 = 1
-    assert MidtuneTripletLoss(margin=6.0).get_loss((ANCHOR, POSITIVE, NEGATIVE), None) == pytest.approx((10.0 + 1.0) / 2)
+    assert MidtuneTripletLoss(margin=6.0).get_loss((ANCHOR, POSITIVE, NEGATIVE), None) == pytest.approx(
+        (10.0 + 1.0) / 2
+    )
 
 
 def test_triplet_gradient_finite_differences():
@@ -84,7 +87,9 @@ def test_pair_loss_gradient_finite_differences():
     labels = numpy.array([1, 0, 0, 1])
     loss = MidtunePairLoss()
     d_logits = loss.get_grad(logits, labels)
-    numpy.testing.assert_allclose(d_logits, numeric_grad(lambda x: loss.get_loss(x, labels), logits, eps=1e-6), atol=1e-7)
+    numpy.testing.assert_allclose(
+        d_logits, numeric_grad(lambda x: loss.get_loss(x, labels), logits, eps=1e-6), atol=1e-7
+    )
 
 
 def test_pair_loss_edge_cases_and_registry():

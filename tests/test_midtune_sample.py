@@ -1,5 +1,5 @@
 """The mid-tuning sentence sample: train-side text only, seeded, balanced, counted."""
-import pytest
+
 import spacy
 import srsly
 from spacy.tokens import DocBin
@@ -15,8 +15,10 @@ def fake_tree(tmp_path):
     assets, corpus = tmp_path / "assets", tmp_path / "corpus"
     gdtb = assets / "discourse" / "gdtb"
     (gdtb / "pdtb" / "raw").mkdir(parents=True)
-    (gdtb / "splits.md").write_text("# Splits\n\n## dev\n\n  * GUM_news_dev\n\n## test\n\n  * GUM_news_test\n\n## train\n\n"
-                                    "  * GUM_news_train\n  * GUM_reddit_train\n")
+    (gdtb / "splits.md").write_text(
+        "# Splits\n\n## dev\n\n  * GUM_news_dev\n\n## test\n\n  * GUM_news_test\n\n## train\n\n"
+        "  * GUM_news_train\n  * GUM_reddit_train\n"
+    )
     raw = gdtb / "pdtb" / "raw"
     raw.joinpath("GUM_news_train").write_text(f"The river flooded the old town last spring. {SHARED} Too short.")
     raw.joinpath("GUM_reddit_train").write_text("The blanked reddit text is never sampled here.")
@@ -24,19 +26,24 @@ def fake_tree(tmp_path):
     raw.joinpath("GUM_news_test").write_text(f"{SHARED}")
     dg = assets / "discourse" / "discogem"
     dg.mkdir(parents=True)
-    (dg / "DiscoGeMcorpus_datasplits.csv").write_text("itemid,datasource,genre,subgenre,orig_lang,split,10fold_split\n"
-                                                      "a1,x,novel,,English,train,1\na2,x,novel,,English,test,2\n")
+    (dg / "DiscoGeMcorpus_datasplits.csv").write_text(
+        "itemid,datasource,genre,subgenre,orig_lang,split,10fold_split\n"
+        "a1,x,novel,,English,train,1\na2,x,novel,,English,test,2\n"
+    )
     (dg / "DiscoGeMcorpus_annotations_nonwide.noPDTB.csv").write_text(
         "Relation,Genre,Datasource,Itemid,SemClass,Arg1_RawText,Arg2_RawText\n"
-        "implicit ,novel,x,a1,result,\"The old farmer sold his horses at the market.\",\"He bought a small boat with the money.\"\n"
-        "implicit ,novel,x,a2,result,\"The test argument must never be sampled again.\",\"Its second argument stays out as well.\"\n")
+        'implicit ,novel,x,a1,result,"The old farmer sold his horses at the market.","He bought a small boat with the money."\n'
+        'implicit ,novel,x,a2,result,"The test argument must never be sampled again.","Its second argument stays out as well."\n'
+    )
     nlp = spacy.blank("en")
-    for path, texts in {corpus / "media_frames" / "en_train.spacy": ["Lawmakers argued that the new tax would hurt small firms."],
-                        corpus / "media_frames" / "en_dev.spacy": ["The dev article talks about the border and its guards."],
-                        corpus / "media_frames" / "en_test.spacy": ["The test article talks about the budget and its cuts."],
-                        corpus / "framenet15" / "exemplars.spacy": ["She gave her brother a book about frames.", SHARED],
-                        corpus / "framenet15" / "dev.spacy": ["A framenet dev sentence is also kept out here."],
-                        corpus / "framenet15" / "test.spacy": ["A framenet test sentence is also kept out here."]}.items():
+    for path, texts in {
+        corpus / "media_frames" / "en_train.spacy": ["Lawmakers argued that the new tax would hurt small firms."],
+        corpus / "media_frames" / "en_dev.spacy": ["The dev article talks about the border and its guards."],
+        corpus / "media_frames" / "en_test.spacy": ["The test article talks about the budget and its cuts."],
+        corpus / "framenet15" / "exemplars.spacy": ["She gave her brother a book about frames.", SHARED],
+        corpus / "framenet15" / "dev.spacy": ["A framenet dev sentence is also kept out here."],
+        corpus / "framenet15" / "test.spacy": ["A framenet test sentence is also kept out here."],
+    }.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         DocBin(docs=[nlp(t) for t in texts]).to_disk(path)
     return assets, corpus
@@ -63,5 +70,8 @@ def test_quotas_share_out_what_small_sources_leave():
 
 
 def test_cli_reports_a_missing_source(tmp_path):
-    result = CliRunner().invoke(app, ["midtune-sample", "--assets", str(tmp_path / "none"), "--corpus", str(tmp_path), "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app,
+        ["midtune-sample", "--assets", str(tmp_path / "none"), "--corpus", str(tmp_path), "--out", str(tmp_path / "o")],
+    )
     assert result.exit_code == 1 and "spacy project run assets" in result.output

@@ -1,5 +1,6 @@
 """Mid-tuning on a tiny random BERT: both objectives run, the triplet loss goes down,
 both encoders move, and the saved E1 is an encoder directory `paths.encoder` accepts."""
+
 import spacy
 import srsly
 from spacy.tokens import Doc, DocBin
@@ -11,14 +12,34 @@ from spacy_frames.midtune.train import form_examples, midtune
 
 # (words, heads, deps, pos, lemmas): parsed by hand, each verb with a subject and an object
 PARSES = [
-    ("She gave him a book .", [1, 1, 1, 4, 1, 1], ["nsubj", "ROOT", "dative", "det", "dobj", "punct"],
-     ["PRON", "VERB", "PRON", "DET", "NOUN", "PUNCT"], ["she", "give", "he", "a", "book", "."]),
-    ("They bought a car .", [1, 1, 3, 1, 1], ["nsubj", "ROOT", "det", "dobj", "punct"],
-     ["PRON", "VERB", "DET", "NOUN", "PUNCT"], ["they", "buy", "a", "car", "."]),
-    ("We walked home .", [1, 1, 1, 1], ["nsubj", "ROOT", "npadvmod", "punct"], ["PRON", "VERB", "NOUN", "PUNCT"],
-     ["we", "walk", "home", "."]),
-    ("He raised his hand .", [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"],
-     ["PRON", "VERB", "PRON", "NOUN", "PUNCT"], ["he", "raise", "his", "hand", "."]),
+    (
+        "She gave him a book .",
+        [1, 1, 1, 4, 1, 1],
+        ["nsubj", "ROOT", "dative", "det", "dobj", "punct"],
+        ["PRON", "VERB", "PRON", "DET", "NOUN", "PUNCT"],
+        ["she", "give", "he", "a", "book", "."],
+    ),
+    (
+        "They bought a car .",
+        [1, 1, 3, 1, 1],
+        ["nsubj", "ROOT", "det", "dobj", "punct"],
+        ["PRON", "VERB", "DET", "NOUN", "PUNCT"],
+        ["they", "buy", "a", "car", "."],
+    ),
+    (
+        "We walked home .",
+        [1, 1, 1, 1],
+        ["nsubj", "ROOT", "npadvmod", "punct"],
+        ["PRON", "VERB", "NOUN", "PUNCT"],
+        ["we", "walk", "home", "."],
+    ),
+    (
+        "He raised his hand .",
+        [1, 1, 3, 1, 1],
+        ["nsubj", "ROOT", "poss", "dobj", "punct"],
+        ["PRON", "VERB", "PRON", "NOUN", "PUNCT"],
+        ["he", "raise", "his", "hand", "."],
+    ),
 ]
 
 
@@ -33,9 +54,19 @@ def parsed_docs(vocab):
 
 def config(tiny_bert, objective="triplet", steps=30):
     loss = MidtuneTripletLoss(margin=1.0) if objective == "triplet" else MidtunePairLoss()
-    return {"paths": {"encoder": str(tiny_bert)},
-            "midtune": {"form": "dependency", "objective": objective, "seed": 0, "max_steps": steps, "batch_size": 4,
-                        "learning_rate": 1e-3, "max_length": 32, "loss": loss}}
+    return {
+        "paths": {"encoder": str(tiny_bert)},
+        "midtune": {
+            "form": "dependency",
+            "objective": objective,
+            "seed": 0,
+            "max_steps": steps,
+            "batch_size": 4,
+            "learning_rate": 1e-3,
+            "max_length": 32,
+            "loss": loss,
+        },
+    }
 
 
 def test_form_examples_pair_each_sentence_with_its_form_and_a_negative():
@@ -79,8 +110,12 @@ def test_held_out_sentences_are_not_trained_on_and_score_the_form_accuracy(tiny_
 
 
 def test_classification_objective_trains_both_encoders(tiny_bert, tmp_path):
-    summary = midtune(config(tiny_bert, "classification", steps=6), parsed_docs(spacy.blank("en").vocab), tmp_path / "mt",
-                      log=lambda _: None)
+    summary = midtune(
+        config(tiny_bert, "classification", steps=6),
+        parsed_docs(spacy.blank("en").vocab),
+        tmp_path / "mt",
+        log=lambda _: None,
+    )
     assert summary["objective"] == "classification" and summary["weights_moved"]["E2"] > 0
 
 
@@ -103,7 +138,14 @@ def test_midtune_cli(tiny_bert, tmp_path):
     from conftest import TEST_CONFIG_DIR
 
     cfg_path = TEST_CONFIG_DIR / "midtune.cfg"
-    args = ["midtune", str(cfg_path), str(tmp_path / "parses.spacy"), str(tmp_path / "out"), "--paths.encoder", str(tiny_bert)]
+    args = [
+        "midtune",
+        str(cfg_path),
+        str(tmp_path / "parses.spacy"),
+        str(tmp_path / "out"),
+        "--paths.encoder",
+        str(tiny_bert),
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert srsly.read_json(tmp_path / "out" / "summary.json")["steps"] == 4

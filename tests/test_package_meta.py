@@ -1,4 +1,5 @@
 """scripts/package_meta.py: the packaged meta.json's scores, their sources and the data licenses."""
+
 import importlib.util
 import json
 import shutil
@@ -10,8 +11,15 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 SCRIPT = ROOT / "scripts" / "package_meta.py"
-BASE_META = {"lang": "en", "name": "frames_trf", "version": "0.1.0", "description": "frames", "license": "MIT",
-             "spacy_version": ">=3.8.0,<3.9.0", "pipeline": ["transformer", "frame_identifier"]}
+BASE_META = {
+    "lang": "en",
+    "name": "frames_trf",
+    "version": "0.1.0",
+    "description": "frames",
+    "license": "MIT",
+    "spacy_version": ">=3.8.0,<3.9.0",
+    "pipeline": ["transformer", "frame_identifier"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +44,11 @@ def test_meta_from_the_committed_metrics(package_meta):
     for key, value in meta["performance"].items():
         assert isinstance(value, float) and 0.0 <= value <= 1.0, key
         source = meta["performance_sources"][key]
-        assert (ROOT / source["file"]).exists() and source["evaluated_on"] and source["command"].startswith("spacy project run")
+        assert (
+            (ROOT / source["file"]).exists()
+            and source["evaluated_on"]
+            and source["command"].startswith("spacy project run")
+        )
     # the value is the metrics file's number on spaCy's 0-1 scale
     frames = json.loads((ROOT / "metrics/frame_identifier.json").read_text())
     assert meta["performance"]["frame_acc"] == round(frames["fn15_gold_targets"]["frame_acc"] / 100, 4)
@@ -68,7 +80,9 @@ def test_command_line_writes_the_meta_and_fails_cleanly(tmp_path):
     ok = subprocess.run([sys.executable, str(SCRIPT), str(base), str(out)], capture_output=True, text=True, cwd=ROOT)
     assert ok.returncode == 0, ok.stderr
     assert json.loads(out.read_text())["performance"]["fe_f"] > 0
-    missing = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "nope.json"), str(out)], capture_output=True, text=True)
+    missing = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "nope.json"), str(out)], capture_output=True, text=True
+    )
     assert missing.returncode != 0 and "assemble" in missing.stderr
 
 
@@ -77,7 +91,15 @@ def test_media_scores_come_from_the_given_run_english_test(package_meta, tmp_pat
     (`--media-run`), whichever languages that run also scored."""
     copy_metrics(package_meta, tmp_path)
     run = tmp_path / "metrics" / "media_framer" / "runs" / "other@test-en.json"
-    run.write_text(json.dumps({"scores": {"test": {"all": {"micro_f1": 0.5, "macro_f1": 0.4}, "en": {"micro_f1": 0.71, "macro_f1": 0.45}}}}))
+    run.write_text(
+        json.dumps(
+            {
+                "scores": {
+                    "test": {"all": {"micro_f1": 0.5, "macro_f1": 0.4}, "en": {"micro_f1": 0.71, "macro_f1": 0.45}}
+                }
+            }
+        )
+    )
     meta = package_meta.build_meta(BASE_META, root=tmp_path, media_run="metrics/media_framer/runs/other@test-en.json")
     assert meta["performance"]["media_micro_f1"] == 0.71 and meta["performance"]["media_macro_f1"] == 0.45
     assert meta["performance_sources"]["media_micro_f1"]["file"] == "metrics/media_framer/runs/other@test-en.json"

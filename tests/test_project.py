@@ -1,6 +1,6 @@
 """project.yml: every workflow step is a command, and the main job trains every component."""
-import srsly
 
+import srsly
 from conftest import ROOT
 
 
@@ -11,7 +11,13 @@ def test_workflows_name_existing_commands_and_train_covers_the_pipeline():
         missing = [step for step in steps if step not in commands]
         assert not missing, f"workflow {name} names unknown commands {missing}"
     train = project["workflows"]["train"]
-    assert {"train-frames-stage1", "train-frames-stage2", "train-inducer", "fit-inducer-centroids", "assemble-frames-trf"} <= set(train)
+    assert {
+        "train-frames-stage1",
+        "train-frames-stage2",
+        "train-inducer",
+        "fit-inducer-centroids",
+        "assemble-frames-trf",
+    } <= set(train)
     # the main job trains and assembles exactly what `train` does, then packages it
     main = project["workflows"]["all"]
     assert [step for step in main if step in train] == train

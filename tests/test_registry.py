@@ -1,4 +1,5 @@
 """Every registered name resolves through its entry point, without user imports."""
+
 import subprocess
 import sys
 
@@ -23,10 +24,8 @@ def test_entry_points_resolve_in_fresh_process():
 
 
 def test_transformer_architecture_in_config():
-    from spacy.util import registry
-
     from conftest import TEST_CONFIG_DIR
-    from spacy.util import load_config
+    from spacy.util import load_config, registry
 
     config = load_config(TEST_CONFIG_DIR / "transformer.cfg")
     assert config["components"]["transformer"]["model"]["@architectures"] == "spacy-frames.TransformerModel.v1"

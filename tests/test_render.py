@@ -1,4 +1,5 @@
 """See the parses: spacy_frames.render and `spacy-frames render`, checked in headless chromium."""
+
 import shutil
 import subprocess
 
@@ -67,8 +68,12 @@ def test_a_real_browser_shows_the_frames(parsed, tmp_path):
     _, docs = parsed
     page = tmp_path / "parses.html"
     page.write_text(render(docs), encoding="utf8")
-    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
-                         capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     frames = {frame.label_ for doc in docs for frame in doc._.frames}
     assert frames and all(name in dom for name in frames)
     assert dom.count("sf-doc") >= len(docs)

@@ -1,6 +1,7 @@
 """Robustness (issue 24): the hostile-document generator, a small robustness run with
 n_process=2, windows longer than the encoder takes, damaged model directories, and every
 extension through DocBin / to_bytes, on the tiny assembled en_frames_trf."""
+
 import json
 import shutil
 
@@ -36,6 +37,7 @@ def nlp(tiny_frames_trf):
 
 # --- the generator -------------------------------------------------------------------
 
+
 def test_hostile_documents_are_seeded_and_cover_every_kind():
     n = 2 * HUGE_EVERY + 10
     docs = list(hostile_documents(n, seed=3, huge_words=50))
@@ -43,8 +45,10 @@ def test_hostile_documents_are_seeded_and_cover_every_kind():
     assert [d.text for d in docs] != [d.text for d in hostile_documents(n, seed=4, huge_words=50)]
     # every kind first, in order; then drawn kinds, the huge one once per HUGE_EVERY
     assert [d.kind for d in docs[: len(KINDS)]] == list(KINDS)
-    assert {d.kind for d in docs[len(KINDS):]} == set(KINDS)
-    assert [i for i, d in enumerate(docs) if d.kind == "huge"] == [list(KINDS).index("huge") + k * HUGE_EVERY for k in range(3)]
+    assert {d.kind for d in docs[len(KINDS) :]} == set(KINDS)
+    assert [i for i, d in enumerate(docs) if d.kind == "huge"] == [
+        list(KINDS).index("huge") + k * HUGE_EVERY for k in range(3)
+    ]
     by_kind = {}
     for d in docs:
         by_kind.setdefault(d.kind, []).append(d.text)
@@ -54,18 +58,24 @@ def test_hostile_documents_are_seeded_and_cover_every_kind():
     assert all(len(text.split()) == 1 for text in by_kind["one_word"])
     assert any("\ufffd" in text for text in by_kind["undecodable"])
     assert all(max(len(token) for token in text.split()) >= LONG_TOKEN_CHARS for text in by_kind["long_token"])
-    assert all(any("\u4e00" <= c <= "\u9fff" or "\u3040" <= c <= "\u30ff" or "\uac00" <= c <= "\ud7a3" for c in t) for t in by_kind["cjk"])
+    assert all(
+        any("\u4e00" <= c <= "\u9fff" or "\u3040" <= c <= "\u30ff" or "\uac00" <= c <= "\ud7a3" for c in t)
+        for t in by_kind["cjk"]
+    )
     assert all(any("\u0600" <= c <= "\u06ff" for c in text) for text in by_kind["arabic"])
     assert any(piece in text for text in by_kind["control"] for piece in CONTROL if piece.strip())
     markup = by_kind["markup"]
     assert any("<html>" in t for t in markup) and any(t.startswith("<?xml") for t in markup)
-    assert any(t.startswith("# ") for t in markup) and any(isinstance(json.loads(t), dict) for t in markup if t.startswith("{"))
+    assert any(t.startswith("# ") for t in markup) and any(
+        isinstance(json.loads(t), dict) for t in markup if t.startswith("{")
+    )
     # the huge document at its real size
     huge = next(d for d in hostile_documents(len(KINDS), seed=0) if d.kind == "huge")
     assert len(huge.text.split()) == 20000
 
 
 # --- a robustness run ------------------------------------------------------------------
+
 
 def test_robustness_run_without_crashes_and_n_process_identical(nlp):
     from spacy_frames.tools.robustness import robustness
@@ -108,8 +118,22 @@ def test_a_crash_is_recorded_and_the_run_goes_on(nlp, monkeypatch):
 
 def test_cli_robustness_writes_the_metrics(tiny_frames_trf, tmp_path):
     out = tmp_path / "metrics" / "robustness.json"
-    result = CliRunner().invoke(app, ["robustness", str(tiny_frames_trf), "--n-docs", "20", "--huge-words", "100",
-                                      "--n-check", "10", "--output", str(out), "--no-progress"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "robustness",
+            str(tiny_frames_trf),
+            "--n-docs",
+            "20",
+            "--huge-words",
+            "100",
+            "--n-check",
+            "10",
+            "--output",
+            str(out),
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     metrics = srsly.read_json(out)
     assert metrics["documents"] == 20 and metrics["crashes"] == 0 and metrics["n_process_identical"] is True
@@ -118,6 +142,7 @@ def test_cli_robustness_writes_the_metrics(tiny_frames_trf, tmp_path):
 
 
 # --- regression: windows longer than the encoder's positions ----------------------------
+
 
 def test_long_windows_are_cut_to_the_encoder_positions(nlp):
     """The tiny BERT's tokenizer was saved without model_max_length (1e30) and has 128
@@ -128,7 +153,13 @@ def test_long_windows_are_cut_to_the_encoder_positions(nlp):
     texts = ["!?" * 400, "See https://example.com/" + "a/b-c_" * 600 + " now.", "Prices rose. " + "( ) " * 300]
     docs = list(nlp.pipe(texts))
     assert [doc.text for doc in docs] == texts
-    models = [node for _, pipe in nlp.pipeline if getattr(pipe, "model", None) is not None for node in pipe.model.walk() if _is_transformer_model(node)]
+    models = [
+        node
+        for _, pipe in nlp.pipeline
+        if getattr(pipe, "model", None) is not None
+        for node in pipe.model.walk()
+        if _is_transformer_model(node)
+    ]
     assert len(models) >= 2  # the shared transformer and the replaced listeners' copies
     for node in models:
         hf_model = node.layers[0].shims[0]._hfmodel
@@ -145,6 +176,7 @@ def test_usable_positions():
 
 
 # --- damaged model directories -------------------------------------------------------------
+
 
 def _truncate(path):
     data = path.read_bytes()
@@ -170,13 +202,16 @@ def damaged_dir(tiny_frames_trf, tmp_path):
     return damage
 
 
-@pytest.mark.parametrize("rel,how", [
-    *[(f"{name}/model", _truncate) for name in OUR_COMPONENTS],
-    ("frame_identifier/model", "delete"),
-    ("media_framer/cfg", _garbage),
-    ("frame_elements/fe_table", _truncate),
-    ("frame_inducer/clusters", _garbage),
-])
+@pytest.mark.parametrize(
+    "rel,how",
+    [
+        *[(f"{name}/model", _truncate) for name in OUR_COMPONENTS],
+        ("frame_identifier/model", "delete"),
+        ("media_framer/cfg", _garbage),
+        ("frame_elements/fe_table", _truncate),
+        ("frame_inducer/clusters", _garbage),
+    ],
+)
 def test_spacy_load_names_our_damaged_file(damaged_dir, rel, how):
     root = damaged_dir(rel, how)
     with pytest.raises(ModelDataError, match="reinstall the package or retrain it") as err:
@@ -185,10 +220,17 @@ def test_spacy_load_names_our_damaged_file(damaged_dir, rel, how):
     assert ("missing" in str(err.value)) == (how == "delete")
 
 
-@pytest.mark.parametrize("rel,how", [
-    ("meta.json", _garbage), ("meta.json", "delete"), ("config.cfg", _truncate),
-    ("transformer/model", _truncate), ("tagger/cfg", _garbage), ("tokenizer", _truncate),
-])
+@pytest.mark.parametrize(
+    "rel,how",
+    [
+        ("meta.json", _garbage),
+        ("meta.json", "delete"),
+        ("config.cfg", _truncate),
+        ("transformer/model", _truncate),
+        ("tagger/cfg", _garbage),
+        ("tokenizer", _truncate),
+    ],
+)
 def test_files_spacy_reads_are_named_by_load_pipeline_and_the_cli(damaged_dir, rel, how, tmp_path):
     """spaCy core and spacy-transformers read these themselves (srsly's or msgpack's bare
     message, no file name): load_pipeline and our CLI name the file."""
@@ -198,7 +240,9 @@ def test_files_spacy_reads_are_named_by_load_pipeline_and_the_cli(damaged_dir, r
     with pytest.raises(ModelDataError, match="reinstall the package or retrain it") as err:
         load_pipeline(root)
     assert str(root / rel) in str(err.value)
-    result = CliRunner().invoke(app, ["robustness", str(root), "--n-docs", "2", "--output", str(tmp_path / "r.json"), "--no-progress"])
+    result = CliRunner().invoke(
+        app, ["robustness", str(root), "--n-docs", "2", "--output", str(tmp_path / "r.json"), "--no-progress"]
+    )
     assert result.exit_code == 1 and rel in result.output and "reinstall" in result.output
     assert not (tmp_path / "r.json").exists()
 
@@ -211,6 +255,7 @@ def test_truncated_component_bytes_name_the_component(tiny_frames_trf):
 
 
 # --- every extension through DocBin and to_bytes ---------------------------------------
+
 
 def extension_values(doc):
     """doc_to_record plus every span group (spans, ids, attrs) and every Span._ value of

@@ -1,4 +1,5 @@
 """The project's helper scripts: timing of training runs and its collection."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -32,10 +33,19 @@ def test_collect_training_time_totals_and_budget(tmp_path):
         model = tmp_path / name / "model-last"
         model.mkdir(parents=True)
         (model / "config.cfg").write_text(f"[training]\nmax_steps = {steps}\n")
-        srsly.write_json(tmp_path / name / "timing.json", {
-            "seconds": seconds, "minutes": seconds / 60, "peak_rss_mib": 100.0, "cpu_count": 2, "finished": "now"})
+        srsly.write_json(
+            tmp_path / name / "timing.json",
+            {"seconds": seconds, "minutes": seconds / 60, "peak_rss_mib": 100.0, "cpu_count": 2, "finished": "now"},
+        )
     out = tmp_path / "time.json"
-    result = run_script("collect_training_time.py", out, f"stage1={tmp_path / 'stage1'}", f"stage2={tmp_path / 'stage2'}", "--budget-minutes", 20)
+    result = run_script(
+        "collect_training_time.py",
+        out,
+        f"stage1={tmp_path / 'stage1'}",
+        f"stage2={tmp_path / 'stage2'}",
+        "--budget-minutes",
+        20,
+    )
     assert result.returncode == 0, result.stderr
     metrics = srsly.read_json(out)
     assert metrics["total_minutes"] == 25.0 and metrics["within_budget"] is False
@@ -101,8 +111,19 @@ def test_benchmark_induction_clustering(tmp_path):
     dev = _toy_embeddings(tmp_path / "dev.npz", 0)
     test = _toy_embeddings(tmp_path / "test.npz", 1)
     out = tmp_path / "scale.json"
-    result = run_script("benchmark_induction_clustering.py", "run", out, "--dev", dev, "--test", test,
-                        "--n-groups", 16, "--synthetic", 2000)
+    result = run_script(
+        "benchmark_induction_clustering.py",
+        "run",
+        out,
+        "--dev",
+        dev,
+        "--test",
+        test,
+        "--n-groups",
+        16,
+        "--synthetic",
+        2000,
+    )
     assert result.returncode == 0, result.stderr
     scale = srsly.read_json(out)
     exact, faiss = scale["fold"]["exact_one_step"], scale["fold"]["faiss"]
@@ -155,10 +176,20 @@ def test_discourse_experiment_settings_are_valid_overrides():
     # the main job's two candidates train at the same compute: 2 epochs with copies, 4 without;
     # the config is the CE one
     config = spacy.util.load_config(SCRIPTS.parent / "configs" / "discourse.cfg", interpolate=True)
-    assert discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"] == 2 * discourse_experiment.SETTINGS["packaged"]["training.max_steps"]
+    assert (
+        discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"]
+        == 2 * discourse_experiment.SETTINGS["packaged"]["training.max_steps"]
+    )
     assert config["training"]["max_steps"] == discourse_experiment.SETTINGS["packaged-ce"]["training.max_steps"]
-    assert config["components"]["discourse_sense"]["contrastive_weight"] == 0.0 and not config["corpora"]["train"]["augment"]
-    assert config["components"]["discourse_sense"]["separator"] == config["corpora"]["train"]["separator"] == config["corpora"]["dev"]["separator"]
+    assert (
+        config["components"]["discourse_sense"]["contrastive_weight"] == 0.0
+        and not config["corpora"]["train"]["augment"]
+    )
+    assert (
+        config["components"]["discourse_sense"]["separator"]
+        == config["corpora"]["train"]["separator"]
+        == config["corpora"]["dev"]["separator"]
+    )
 
 
 def test_benchmark_component_assembles_both_variants(trained_frames, trained_discourse, tmp_path):
@@ -176,7 +207,9 @@ def test_benchmark_component_assembles_both_variants(trained_frames, trained_dis
     # the own copy encodes the pair "Arg1 [SEP] Arg2" on its own: what the standalone
     # (listening) model sees when the separator is in the doc, as in training
     trained = spacy.load(trained_discourse)
-    rel = DiscourseRelation("t", "Implicit", "Prices rose sharply.", "So demand outpaced the supply of grain.", ["Contingency.Cause.Result"])
+    rel = DiscourseRelation(
+        "t", "Implicit", "Prices rose sharply.", "So demand outpaced the supply of grain.", ["Contingency.Cause.Result"]
+    )
     standalone = trained(input_doc(trained, relation_doc(trained, rel, separator="[SEP]")))._.discourse_relations
     assembled = spacy.load(own)(text)._.discourse_relations
     assert [r["sense"] for r in assembled] == [r["sense"] for r in standalone]
@@ -200,8 +233,16 @@ def test_media_report_ablation_rows(tmp_path, monkeypatch):
         return {"en": {"micro_f1": micro, "macro_f1": micro / 2, "per_frame_f1": {}, "n": 3}}
 
     for name, dev, test in (("frozen-en", 0.7, 0.6), ("own-en", 0.8, 0.5)):
-        srsly.write_json(runs / f"{name}.json", {"setting": name, "model": str(tmp_path / "none"), "threshold_tuning": {},
-                                                  "scores": {"dev": scores(dev), "test": scores(test)}, "timings_s": {"training_total": 1.0}})
+        srsly.write_json(
+            runs / f"{name}.json",
+            {
+                "setting": name,
+                "model": str(tmp_path / "none"),
+                "threshold_tuning": {},
+                "scores": {"dev": scores(dev), "test": scores(test)},
+                "timings_s": {"training_total": 1.0},
+            },
+        )
     monkeypatch.setattr(media_experiment, "RUNS", runs)
     monkeypatch.setattr(media_experiment, "ROOT", tmp_path)
     media_experiment.report_cli(tmp_path / "report.json")
@@ -285,9 +326,21 @@ def test_frame_induction_per_rotation_summary(tmp_path):
     runs["triplet@tuned_fold0"] = run(59.0, tuned="triplet@m0.1")
     summary = fie.per_rotation(runs, tmp_path)
     assert summary["rotation0"]["dev_two_step_bcf"] == {"triplet@m0.1": 55.0, "vanilla": 52.0}
-    assert summary["rotation0"]["tuned"]["triplet@tuned"] == {"setting": "triplet@m0.1", "over_vanilla": 9.0, "over_1cpv": 10.0}
-    assert "tuned" not in summary["rotation1"] and summary["rotation1"]["test_two_step_bcf"] == {"vanilla": 51.0, "1cpv": 50.0}
-    assert summary["mean"]["triplet@tuned"] == {"rotations": 1, "over_vanilla": 9.0, "over_1cpv": 10.0, "bar_8_met": None}
+    assert summary["rotation0"]["tuned"]["triplet@tuned"] == {
+        "setting": "triplet@m0.1",
+        "over_vanilla": 9.0,
+        "over_1cpv": 10.0,
+    }
+    assert "tuned" not in summary["rotation1"] and summary["rotation1"]["test_two_step_bcf"] == {
+        "vanilla": 51.0,
+        "1cpv": 50.0,
+    }
+    assert summary["mean"]["triplet@tuned"] == {
+        "rotations": 1,
+        "over_vanilla": 9.0,
+        "over_1cpv": 10.0,
+        "bar_8_met": None,
+    }
     runs.update({"triplet@tuned_fold1": run(58.0, tuned="a"), "triplet@tuned_fold2": run(58.0, tuned="b")})
     mean = fie.per_rotation(runs, tmp_path)["mean"]["triplet@tuned"]
     assert mean["rotations"] == 3 and mean["over_vanilla"] == 7.33 and mean["bar_8_met"] is False
@@ -295,7 +348,12 @@ def test_frame_induction_per_rotation_summary(tmp_path):
     srsly.write_json(tmp_path / "adacos@clr100_fold0.json", {"bcf": 56.0})
     runs["adacos@tuned_fold0"] = run(54.0, tuned="adacos@clr100")
     summary = fie.per_rotation(runs, tmp_path)
-    assert summary["rotation0"]["dev_choice"] == {"system": "adacos@tuned", "setting": "adacos@clr100", "over_vanilla": 4.0, "over_1cpv": 5.0}
+    assert summary["rotation0"]["dev_choice"] == {
+        "system": "adacos@tuned",
+        "setting": "adacos@clr100",
+        "over_vanilla": 4.0,
+        "over_1cpv": 5.0,
+    }
     assert "dev_choice" not in summary["rotation1"]  # its tuned run's setting has no dev score here
     assert summary["mean"]["dev_choice"]["rotations"] == 1 and summary["mean"]["adacos@tuned"]["over_vanilla"] == 4.0
 
@@ -305,6 +363,7 @@ def test_class_weight_drift_measures_from_the_seeded_start():
     vector report that distance; rows past the training frames are not counted."""
     sys.path.insert(0, str(SCRIPTS))
     import frame_induction_experiment as fie
+
     from spacy_frames.ml.frame_inducer import initial_class_weights
 
     start = initial_class_weights(10, 16)
@@ -340,7 +399,12 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     filled.to_disk(config)
     root = Path(__file__).resolve().parents[1]
     assert dev_curve(tmp_path / "out") is None  # a run from before the log
-    timed_train(root, config, tmp_path / "out", ["--paths.train", str(tmp_path / "toy.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")])
+    timed_train(
+        root,
+        config,
+        tmp_path / "out",
+        ["--paths.train", str(tmp_path / "toy.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")],
+    )
     assert (tmp_path / "out" / TRAIN_LOG).exists() and (tmp_path / "out" / "timing.json").exists()
     curve = dev_curve(tmp_path / "out")
     steps = [row["step"] for row in curve["evaluations"]]
@@ -352,7 +416,12 @@ def test_timed_train_logs_the_dev_curve(tmp_path):
     # the mark (its model folders stay, as spaCy leaves them after an interruption)
     assert finished_training(tmp_path / "out")
     with pytest.raises(subprocess.CalledProcessError):
-        timed_train(root, config, tmp_path / "out", ["--paths.train", str(tmp_path / "missing.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")])
+        timed_train(
+            root,
+            config,
+            tmp_path / "out",
+            ["--paths.train", str(tmp_path / "missing.spacy"), "--paths.dev", str(tmp_path / "toy.spacy")],
+        )
     assert not finished_training(tmp_path / "out") and (tmp_path / "out" / "model-last").exists()
 
 
@@ -396,9 +465,9 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     """Issue 26's report: an E1 run (tagged mt-<encoder>) beside the base encoder's run of
     the same setting, the deltas computed, a run without its base listed as missing."""
     sys.path.insert(0, str(SCRIPTS))
+    import midtune_experiment as mte
     import typer
 
-    import midtune_experiment as mte
     from spacy_frames.tools.experiments import write_json
 
     with pytest.raises(typer.BadParameter, match="form one of"):
@@ -422,8 +491,14 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     monkeypatch.setitem(mte.COMPONENTS, "inducer-triplet", {**mte.COMPONENTS["inducer-triplet"], "runs": induction})
     monkeypatch.setitem(mte.COMPONENTS, "media", {**mte.COMPONENTS["media"], "runs": media})
     monkeypatch.setitem(mte.COMPONENTS, "frames", {**mte.COMPONENTS["frames"], "runs": tmp_path / "frames"})
-    encoder = lambda steps, after: {"loss_first": 1.0, "loss_last": 0.5, "steps": steps, "batch_size": 16, "examples": 1600,
-                                    "held_out": {"form_accuracy_before": 70.0, "form_accuracy_after": after}}
+    encoder = lambda steps, after: {
+        "loss_first": 1.0,
+        "loss_last": 0.5,
+        "steps": steps,
+        "batch_size": 16,
+        "examples": 1600,
+        "held_out": {"form_accuracy_before": 70.0, "form_accuracy_after": after},
+    }
     write_json(tmp_path / "midtune" / "encoders" / "framenet-triplet.json", encoder(100, 80.0))
     score = lambda acc: {"l2": {"acc": acc, "macro_f1": acc / 2}}
     write_json(runs / "packaged-ce_seed0.json", {"gdtb_dev": score(40.0), "gdtb_test": score(42.0)})
@@ -432,7 +507,11 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     mte.report_cli(tmp_path / "midtune.json")
     summary = srsly.read_json(tmp_path / "midtune.json")
     (row,) = summary["components"]["framenet-triplet"]["discourse"]
-    assert row["base_run"] == "packaged-ce_seed0" and row["scores"]["gdtb_dev.l2.acc"] == {"base": 40.0, "e1": 41.5, "delta": 1.5}
+    assert row["base_run"] == "packaged-ce_seed0" and row["scores"]["gdtb_dev.l2.acc"] == {
+        "base": 40.0,
+        "e1": 41.5,
+        "delta": 1.5,
+    }
     assert row["scores"]["gdtb_test.l2.macro_f1"]["delta"] == -0.5
     assert summary["missing"] == ["discourse: packaged-ce_seed1 (base encoder)"]
     # a base run re-run today under its own tag (inducer-triplet), nested scores (media),
@@ -451,7 +530,9 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     rows = srsly.read_json(tmp_path / "midtune.json")["components"]["framenet-triplet"]
     (triplet,) = rows["inducer-triplet"]
     assert triplet["base_run"] == "triplet@mt-base_fold0" and triplet["scores"]["two-step.bcf"]["delta"] == 2.0
-    assert rows["media"][0]["scores"]["scores.test.all.micro_f1"] == pytest.approx({"base": 0.7, "e1": 0.65, "delta": -0.05})
+    assert rows["media"][0]["scores"]["scores.test.all.micro_f1"] == pytest.approx(
+        {"base": 0.7, "e1": 0.65, "delta": -0.05}
+    )
     (frames_row,) = rows["frames"]
     assert frames_row["base_run"] == "frames@mt-base" and frames_row["scores"]["scores.frame_overall"]["delta"] == -1.0
     assert frames_row["scores"]["scores.fe_f_tuned"]["delta"] == 0.0
@@ -476,7 +557,9 @@ def test_midtune_experiment_pairs_each_e1_run_with_its_base_run(tmp_path, monkey
     mte.report_cli(tmp_path / "midtune.json")
     report = srsly.read_json(tmp_path / "midtune.json")
     assert [r["e1_run"] for r in report["components"]["framenet-triplet"]["media"]] == [
-        "frozen-en@mt-framenet-triplet", "frozen-en@mt-framenet-triplet_seed1"]
+        "frozen-en@mt-framenet-triplet",
+        "frozen-en@mt-framenet-triplet_seed1",
+    ]
     assert report["means"]["framenet-triplet"]["media"]["scores.test.all.micro_f1"]["e1"] == 0.67
     assert report["components"]["framenet-triplet-300"]["media"][0]["base_run"] == "frozen-en@mt-base"
     png = tmp_path / "curve.png"

@@ -1,5 +1,6 @@
 """frame_identifier's target calibration: target rates, the logistic calibration,
 overlapping candidates competing by score (issue 25: "'m" and "come to" vs "come")."""
+
 import numpy
 import pytest
 import spacy
@@ -66,7 +67,13 @@ def test_rates_features_and_serialization():
     assert cal.rate("unseen.n") == pytest.approx(0.55)
     span = tagged(["is"], ["VBZ"], ["be"])[0:1]
     X = cal.features(["be.v"], [0.5], [span], [True])
-    assert X.shape == (1, len(FEATURE_NAMES)) and X[0, FEATURE_NAMES.index("pos_AUX")] + X[0, FEATURE_NAMES.index("pos_VERB")] + X[0, FEATURE_NAMES.index("pos_OTHER")] == 1
+    assert (
+        X.shape == (1, len(FEATURE_NAMES))
+        and X[0, FEATURE_NAMES.index("pos_AUX")]
+        + X[0, FEATURE_NAMES.index("pos_VERB")]
+        + X[0, FEATURE_NAMES.index("pos_OTHER")]
+        == 1
+    )
     assert not cal.is_fitted
     cal.weights, cal.bias = numpy.eye(len(FEATURE_NAMES))[RATE], 0.0
     copy = TargetCalibration().from_bytes(cal.to_bytes())
@@ -111,7 +118,8 @@ def test_contraction_and_multiword_competition_in_the_pipeline(trained_frames):
         assert again.get_pipe("frame_identifier").target_calibration.is_fitted
         assert [(s.text, s.label_) for s in again(come)._.frames] == [(s.text, s.label_) for s in doc._.frames]
     assert [(s.text, s.label_) for s in spacy.load(trained_frames).from_bytes(nlp.to_bytes())(come)._.frames] == [
-        (s.text, s.label_) for s in doc._.frames]
+        (s.text, s.label_) for s in doc._.frames
+    ]
 
 
 def test_tune_detection_with_train_fits_and_saves_the_calibration(trained_frames, toy_corpus, tmp_path):
@@ -121,8 +129,18 @@ def test_tune_detection_with_train_fits_and_saves_the_calibration(trained_frames
     from spacy_frames.cli import app
 
     out, saved = tmp_path / "detection.json", tmp_path / "tuned"
-    args = ["tune-detection", str(trained_frames), "-o", str(out), "--corpus", str(toy_corpus / "dev.spacy"),
-            "--train", str(toy_corpus / "train.spacy"), "--output-model", str(saved)]
+    args = [
+        "tune-detection",
+        str(trained_frames),
+        "-o",
+        str(out),
+        "--corpus",
+        str(toy_corpus / "dev.spacy"),
+        "--train",
+        str(toy_corpus / "train.spacy"),
+        "--output-model",
+        str(saved),
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     metrics = srsly.read_json(out)

@@ -1,14 +1,14 @@
 """The shared transformer pipeline (configs/test twin on a tiny random BERT)."""
+
 import shutil
 
 import numpy
-
 import pytest
 import spacy
+from conftest import TEST_CONFIG_DIR
 from spacy.util import make_tempdir
 
 from spacy_frames.ml.transformer import EncoderNotFoundError, check_encoder
-from conftest import TEST_CONFIG_DIR
 
 
 def test_transformer_pipeline_runs(transformer_nlp):

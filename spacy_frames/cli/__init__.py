@@ -1,4 +1,5 @@
 """`spacy-frames` / `python -m spacy_frames`: thin typer wrappers over library functions."""
+
 from pathlib import Path
 from typing import List, Optional
 
@@ -18,7 +19,12 @@ def _fail(err: Exception) -> None:
 def fetch_assets_cli(
     # fmt: off
     project_yml: Path = Arg(Path("project.yml"), help="project.yml whose `assets` to fetch"),
-    mirror: Optional[str] = Opt(None, "--mirror", "-m", help="Mirror directory ('' = download from upstream; default: the project's vars.assets_mirror when it exists)"),
+    mirror: Optional[str] = Opt(
+        None,
+        "--mirror",
+        "-m",
+        help="Mirror directory ('' = download from upstream; default: the project's vars.assets_mirror when it exists)",
+    ),
     only: List[str] = Opt([], "--only", help="Fetch only assets whose dest contains this (repeatable)"),
     extra: bool = Opt(False, "--extra", help="Also fetch optional assets (e.g. all-mpnet-base-v2)"),
     # fmt: on
@@ -46,7 +52,9 @@ def benchmark_cli(
     n_threads: int = Opt(2, "--n-threads", help="torch threads"),
     n_words: int = Opt(20000, "--n-words", help="About this many words are annotated"),
     batch_size: int = Opt(64, "--batch-size"),
-    without: List[str] = Opt([], "--without", help="Also measure each pipeline without these components (comma-separated; repeatable)"),
+    without: List[str] = Opt(
+        [], "--without", help="Also measure each pipeline without these components (comma-separated; repeatable)"
+    ),
     # fmt: on
 ):
     """Measure words/s and peak memory of pipelines, each in a fresh process."""
@@ -55,8 +63,14 @@ def benchmark_cli(
     from ..tools.benchmark import benchmark
 
     try:
-        result = benchmark(models, corpus, n_threads=n_threads, n_words=n_words, batch_size=batch_size,
-                           without=[[c for c in spec.split(",") if c] for spec in without])
+        result = benchmark(
+            models,
+            corpus,
+            n_threads=n_threads,
+            n_words=n_words,
+            batch_size=batch_size,
+            without=[[c for c in spec.split(",") if c] for spec in without],
+        )
     except (FileNotFoundError, ValueError, OSError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +109,11 @@ def benchmark_pipeline_cli(
 def annotate_cli(
     # fmt: off
     model: str = Arg(..., help="Pipeline: installed package name or path"),
-    input_path: Optional[str] = Arg(None, metavar="INPUT", help="With OUTPUT: the corpus (.txt, a directory of .txt, .jsonl, .csv, .tsv, - for stdin); without: one text to annotate and print (default: read stdin)"),
+    input_path: Optional[str] = Arg(
+        None,
+        metavar="INPUT",
+        help="With OUTPUT: the corpus (.txt, a directory of .txt, .jsonl, .csv, .tsv, - for stdin); without: one text to annotate and print (default: read stdin)",
+    ),
     output: Optional[Path] = Arg(None, help="Records out: .jsonl (one per document) or .spacy (DocBin)"),
     text_key: str = Opt("text", "--text-key", help=".jsonl: the text field"),
     id_key: str = Opt("id", "--id-key", help=".jsonl: the id field (else the line number)"),
@@ -105,8 +123,12 @@ def annotate_cli(
     batch_size: int = Opt(64, "--batch-size"),
     n_process: int = Opt(1, "--n-process", help="Worker processes of nlp.pipe"),
     resume: bool = Opt(False, "--resume", help="Continue after the last complete record of an existing OUTPUT"),
-    skip_bad: bool = Opt(False, "--skip-bad", help="Skip unreadable documents (logged in OUTPUT.skipped.jsonl) instead of stopping"),
-    dask: Optional[str] = Opt(None, "--dask", help="Run on Dask: local:N (a LocalCluster of N workers) or a scheduler address tcp://HOST:PORT"),
+    skip_bad: bool = Opt(
+        False, "--skip-bad", help="Skip unreadable documents (logged in OUTPUT.skipped.jsonl) instead of stopping"
+    ),
+    dask: Optional[str] = Opt(
+        None, "--dask", help="Run on Dask: local:N (a LocalCluster of N workers) or a scheduler address tcp://HOST:PORT"
+    ),
     progress: bool = Opt(True, "--progress/--no-progress", help="Progress bar on stderr"),
     # fmt: on
 ):
@@ -117,7 +139,11 @@ def annotate_cli(
         from ..tools.annotate import annotate, format_doc
 
         if input_path is not None and Path(input_path).exists():
-            _fail(ValueError(f"{input_path} is a file or directory: give an OUTPUT (.jsonl or .spacy) to annotate it as a corpus"))
+            _fail(
+                ValueError(
+                    f"{input_path} is a file or directory: give an OUTPUT (.jsonl or .spacy) to annotate it as a corpus"
+                )
+            )
         try:
             doc = annotate(model, input_path if input_path is not None else sys.stdin.read(), exclude=exclude)
         except (OSError, ValueError) as err:
@@ -131,13 +157,22 @@ def annotate_cli(
     try:
         nlp = spacy.load(model, exclude=exclude) if dask is None else None
         summary = annotate_corpus(
-            nlp, input_path or "-", output, batch_size=batch_size, n_process=n_process, resume=resume, skip_bad=skip_bad,
-            progress=progress, dask=dask, model=model, exclude=exclude,
+            nlp,
+            input_path or "-",
+            output,
+            batch_size=batch_size,
+            n_process=n_process,
+            resume=resume,
+            skip_bad=skip_bad,
+            progress=progress,
+            dask=dask,
+            model=model,
+            exclude=exclude,
             reader_options={"text_key": text_key, "id_key": id_key, "column": column, "id_column": id_column},
         )
     except KeyboardInterrupt:
         typer.secho(f"Interrupted: every complete record is in {output}; continue with --resume", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except (OSError, ValueError, ImportError) as err:
         _fail(err)
     resumed = f" after the {summary.resumed_after} already there" if summary.resumed_after else ""
@@ -153,7 +188,9 @@ def evaluate_frame_elements_cli(
     output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
     fn15_dir: Path = Opt(Path("corpus/framenet15"), "--fn15", help="Converted FrameNet 1.5 corpus"),
     fn17_dir: Optional[Path] = Opt(Path("corpus/framenet17"), "--fn17", help="Converted FrameNet 1.7 dev ('' to skip)"),
-    splits: List[str] = Opt(["dev"], "--split", help="FN1.5 split(s) on gold frames: dev (tuning), test (report once); repeatable"),
+    splits: List[str] = Opt(
+        ["dev"], "--split", help="FN1.5 split(s) on gold frames: dev (tuning), test (report once); repeatable"
+    ),
     end_to_end: bool = Opt(False, "--end-to-end", help="Also FN1.5 test from raw text (predicted targets and frames)"),
     # fmt: on
 ):
@@ -163,14 +200,18 @@ def evaluate_frame_elements_cli(
     from ..scoring.frame_elements_eval import evaluate_frame_elements
 
     try:
-        result = evaluate_frame_elements(model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, splits, end_to_end)
+        result = evaluate_frame_elements(
+            model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, splits, end_to_end
+        )
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     for key, scores in result.items():
         if isinstance(scores, dict) and "fe_f" in scores:
-            typer.echo(f"{key}: FE P {scores['fe_p']}  R {scores['fe_r']}  F {scores['fe_f']}  (core F {scores['fe_core_f']}, non-core F {scores['fe_noncore_f']}; {scores['gold_fes']} gold FEs)")
+            typer.echo(
+                f"{key}: FE P {scores['fe_p']}  R {scores['fe_r']}  F {scores['fe_f']}  (core F {scores['fe_core_f']}, non-core F {scores['fe_noncore_f']}; {scores['gold_fes']} gold FEs)"
+            )
 
 
 @app.command("tune-fe-threshold")
@@ -180,7 +221,11 @@ def tune_fe_threshold_cli(
     corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus with gold FEs"),
     output: Path = Opt(..., "--output", "-o", help="JSON file to write (the sweep)"),
     output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen settings here"),
-    ngram_gap: List[str] = Opt(["none", "2", "0"], "--ngram-gap", help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)"),
+    ngram_gap: List[str] = Opt(
+        ["none", "2", "0"],
+        "--ngram-gap",
+        help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)",
+    ),
     # fmt: on
 ):
     """Choose frame_elements' candidate n-gram gap, decoding and decision threshold for FE F1
@@ -192,7 +237,7 @@ def tune_fe_threshold_cli(
     try:
         gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
     except ValueError:
-        raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}")
+        raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}") from None
     try:
         result = tune_fe_threshold(model, corpus, output_model, ngram_gaps=gaps)
     except (OSError, ValueError) as err:
@@ -224,7 +269,9 @@ def evaluate_frames_cli(
     from ..scoring.frames_eval import evaluate_frame_identifier
 
     try:
-        result = evaluate_frame_identifier(model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, split, baseline)
+        result = evaluate_frame_identifier(
+            model, fn15_dir, fn17_dir if fn17_dir and str(fn17_dir) else None, split, baseline
+        )
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +284,9 @@ def evaluate_frames_cli(
     det = result["fn15_target_detection"]
     typer.echo(f"target detection: P {det['target_p']}  R {det['target_r']}  F {det['target_f']}")
     if "lookup_baseline" in result:
-        typer.echo(f"lookup baseline: Acc {result['lookup_baseline']['frame_acc']}  ambiguous {result['lookup_baseline']['frame_acc_ambiguous']}")
+        typer.echo(
+            f"lookup baseline: Acc {result['lookup_baseline']['frame_acc']}  ambiguous {result['lookup_baseline']['frame_acc_ambiguous']}"
+        )
     if result.get("fn17_dev"):
         typer.echo(f"FN1.7 dev: {result['fn17_dev']}")
 
@@ -249,7 +298,11 @@ def tune_detection_cli(
     output: Path = Opt(..., "--output", "-o", help="JSON file to write (the whole grid and the best cut-offs)"),
     corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus the cut-offs are tuned on"),
     output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen cut-offs here"),
-    train: Optional[Path] = Opt(None, "--train", help="Training corpus: also fit the target calibration (target rates from it, weights by cross-validation on dev) and save that"),
+    train: Optional[Path] = Opt(
+        None,
+        "--train",
+        help="Training corpus: also fit the target calibration (target rates from it, weights by cross-validation on dev) and save that",
+    ),
     # fmt: on
 ):
     """Tune the target detector's cut-offs (in-lexicon and out-of-lexicon) for F1 on dev;
@@ -267,11 +320,17 @@ def tune_detection_cli(
     output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
     best, before = result["best"], result["before"]
     if before:
-        typer.echo(f"before: threshold {before['threshold']} oov {before['oov_threshold']}: P {before['target_p']} R {before['target_r']} F {before['target_f']}")
-    typer.echo(f"best:   threshold {best['threshold']} oov {best['oov_threshold']}: P {best['target_p']} R {best['target_r']} F {best['target_f']}")
+        typer.echo(
+            f"before: threshold {before['threshold']} oov {before['oov_threshold']}: P {before['target_p']} R {before['target_r']} F {before['target_f']}"
+        )
+    typer.echo(
+        f"best:   threshold {best['threshold']} oov {best['oov_threshold']}: P {best['target_p']} R {best['target_r']} F {best['target_f']}"
+    )
     if "calibrated" in result:
         cal = result["calibrated"]["best"]
-        typer.echo(f"calibrated (5-fold CV on dev): l2 {cal['l2']} threshold {cal['threshold']}: P {cal['target_p']} R {cal['target_r']} F {cal['target_f']}")
+        typer.echo(
+            f"calibrated (5-fold CV on dev): l2 {cal['l2']} threshold {cal['threshold']}: P {cal['target_p']} R {cal['target_r']} F {cal['target_f']}"
+        )
     if output_model is not None:
         typer.echo(f"saved to {output_model}")
 
@@ -285,7 +344,9 @@ def induce_cli(
     method: str = Opt("two-step", "--method", "-m", help="two-step | one-step | faiss"),
     dev: Optional[Path] = Opt(None, "--dev", help="Gold-labelled corpus the stopping criterion is calibrated on"),
     calibrate_on_input: bool = Opt(False, "--calibrate-on-input", help="Calibrate on the input's own gold frames"),
-    store_centroids: Optional[Path] = Opt(None, "--store-centroids", help="Save the pipeline with these clusters as centroids here"),
+    store_centroids: Optional[Path] = Opt(
+        None, "--store-centroids", help="Save the pipeline with these clusters as centroids here"
+    ),
     batch_size: int = Opt(64, "--batch-size"),
     # fmt: on
 ):
@@ -295,8 +356,16 @@ def induce_cli(
     from .induce import induce
 
     try:
-        result = induce(model, input_path, output_path, method=method, dev=dev, calibrate_on_input=calibrate_on_input,
-                        store_centroids=store_centroids, batch_size=batch_size)
+        result = induce(
+            model,
+            input_path,
+            output_path,
+            method=method,
+            dev=dev,
+            calibrate_on_input=calibrate_on_input,
+            store_centroids=store_centroids,
+            batch_size=batch_size,
+        )
     except (OSError, ValueError) as err:
         _fail(err)
     typer.echo(json.dumps(result, indent=1))
@@ -325,7 +394,9 @@ def evaluate_discourse_cli(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf8")
     for name, scores in result.items():
-        typer.echo(f"{name}: L1 acc {scores['l1']['acc']} F1 {scores['l1']['macro_f1']}  L2 acc {scores['l2']['acc']} F1 {scores['l2']['macro_f1']}")
+        typer.echo(
+            f"{name}: L1 acc {scores['l1']['acc']} F1 {scores['l1']['macro_f1']}  L2 acc {scores['l2']['acc']} F1 {scores['l2']['macro_f1']}"
+        )
 
 
 @app.command("predict-rels")
@@ -347,7 +418,14 @@ def predict_rels_cli(
         result = predict_rels(spacy.load(model), input_path, output_path)
     except (OSError, ValueError, KeyError) as err:
         _fail(err)
-    typer.echo(json.dumps({"relations": result["relations"], "implicit": {k: {m: v[m] for m in ("acc", "macro_f1")} for k, v in result["implicit_scores"].items()}}))
+    typer.echo(
+        json.dumps(
+            {
+                "relations": result["relations"],
+                "implicit": {k: {m: v[m] for m in ("acc", "macro_f1")} for k, v in result["implicit_scores"].items()},
+            }
+        )
+    )
 
 
 @app.command("media-cache-body")
@@ -426,7 +504,9 @@ def evaluate_media_cli(
 def half_storage_cli(
     # fmt: off
     model: Path = Arg(..., help="Pipeline directory (rewritten in place unless --output)"),
-    component: List[str] = Opt(..., "--component", "-c", help="Component whose own encoder weights are stored in float16 (repeat)"),
+    component: List[str] = Opt(
+        ..., "--component", "-c", help="Component whose own encoder weights are stored in float16 (repeat)"
+    ),
     output: Optional[Path] = Opt(None, "--output", "-o", help="Save here instead"),
     # fmt: on
 ):
@@ -442,7 +522,4 @@ def half_storage_cli(
     typer.echo(json.dumps(result, indent=1))
 
 
-from . import evaluate_cli  # noqa: E402,F401
-from . import robustness_cli  # noqa: E402,F401
-from . import midtune_train_cli  # noqa: E402,F401
-from . import render_cli  # noqa: E402,F401
+from . import evaluate_cli, midtune_train_cli, render_cli, robustness_cli  # noqa: E402,F401

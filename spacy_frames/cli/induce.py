@@ -16,6 +16,7 @@ The stopping criterion of each method is calibrated on a corpus with gold frames
 with the pipeline's centroids. `cut_scale` makes the calibrated cut finer or coarser,
 `save_vectors` keeps the embeddings (.npz: vectors, lemmas, frames) for re-clustering.
 """
+
 from pathlib import Path
 from typing import Any, Dict, Optional
 
@@ -77,7 +78,11 @@ def induce(
         numpy.savez(save_vectors, vectors=vectors, lemmas=lemmas, frames=numpy.array([g or "" for g in gold]))
     labels = cluster(method, vectors, lemmas, params)
     ids = inducer.set_clusters(
-        vectors, labels.tolist(), frames=gold, info={"method": method, "params": {method: params}}, lemmas=lemmas.tolist()
+        vectors,
+        labels.tolist(),
+        frames=gold,
+        info={"method": method, "params": {method: params}},
+        lemmas=lemmas.tolist(),
     )
     for span, cluster_id in zip(spans, ids):
         span._.induced_frame = cluster_id
@@ -87,8 +92,15 @@ def induce(
     DocBin(docs=docs, store_user_data=True).to_disk(output_path)
     if store_centroids is not None:
         nlp.to_disk(store_centroids)
-    result = {"method": method, "params": params, "n_targets": n, "n_clusters": len(set(ids)), "alpha": inducer.cfg["alpha"],
-              "n_lemmas": inducer.cluster_info["n_lemmas"], "n_senses": inducer.cluster_info["n_senses"]}
+    result = {
+        "method": method,
+        "params": params,
+        "n_targets": n,
+        "n_clusters": len(set(ids)),
+        "alpha": inducer.cfg["alpha"],
+        "n_lemmas": inducer.cluster_info["n_lemmas"],
+        "n_senses": inducer.cluster_info["n_senses"],
+    }
     if all(gold):
         result["scores"] = cluster_scores(gold, labels)
     return result
@@ -104,7 +116,9 @@ def scale_cut(method: str, params: Dict[str, Any], scale: float) -> Dict[str, An
     return dict(params, **{key: float(params[key]) * scale, "cut_scale": scale})
 
 
-def _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress) -> Dict[str, Any]:
+def _calibration(
+    method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress
+) -> Dict[str, Any]:
     from spacy.tokens import DocBin
 
     from ..clustering import calibrate

@@ -1,18 +1,21 @@
 """`spacy-frames midtune-sample` (the sentence sample), `spacy-frames midtune-parse` (parse the sentence sample with en_frames_trf, cached) and
 `spacy-frames midtune` (train E1 / E2 on the parses, save E1 as an encoder directory)."""
+
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
-from . import app, Arg, Opt, _fail
+from . import Arg, Opt, _fail, app
 
 
 @app.command("midtune-sample")
 def midtune_sample_cli(
     # fmt: off
     assets: Path = Opt(Path("assets"), "--assets", help="Fetched assets (GDTB, DiscoGeM)"),
-    corpus: Path = Opt(Path("corpus"), "--corpus", help="Converted corpora (FN1.5 exemplars/dev/test, media framer splits)"),
+    corpus: Path = Opt(
+        Path("corpus"), "--corpus", help="Converted corpora (FN1.5 exemplars/dev/test, media framer splits)"
+    ),
     out: Path = Opt(Path("corpus/midtune"), "--out", help="Directory for sentences.jsonl and counts.json"),
     size: int = Opt(20000, "--size", help="Sentences in the sample"),
     seed: int = Opt(0, "--seed"),
@@ -27,7 +30,9 @@ def midtune_sample_cli(
         _fail(err)
     write_sample(out, records, counts)
     for source, c in counts["sources"].items():
-        typer.echo(f"{source:<10} available {c['available']:>7}  sampled {c['sampled']:>6}  excluded {c['excluded_sentences']:>5}")
+        typer.echo(
+            f"{source:<10} available {c['available']:>7}  sampled {c['sampled']:>6}  excluded {c['excluded_sentences']:>5}"
+        )
     typer.secho(f"✔ {counts['total']} sentences written to {out}", fg=typer.colors.GREEN)
 
 
@@ -99,4 +104,7 @@ def midtune_cli(
         summary = midtune(resolved, docs, output, log=typer.echo, gpu_id=gpu_id)
     except (OSError, ValueError) as err:
         _fail(err)
-    typer.secho(f"✔ E1 saved to {summary['encoder']} (loss {summary['loss_first']} -> {summary['loss_last']})", fg=typer.colors.GREEN)
+    typer.secho(
+        f"✔ E1 saved to {summary['encoder']} (loss {summary['loss_first']} -> {summary['loss_last']})",
+        fg=typer.colors.GREEN,
+    )

@@ -1,17 +1,20 @@
 """`spacy-frames render MODEL INPUT OUTPUT.html`: the parses of a few documents as one
 HTML page (displaCy span style, one block per frame)."""
+
 from pathlib import Path
 
 import typer
 
-from . import app, Arg, Opt, _fail
+from . import Arg, Opt, _fail, app
 
 
 @app.command("render")
 def render_cli(
     # fmt: off
     model: str = Arg(..., help="Pipeline: installed package name or path"),
-    input_path: Path = Arg(..., metavar="INPUT", help=".txt (one document per non-empty line) or a .spacy DocBin (its texts)"),
+    input_path: Path = Arg(
+        ..., metavar="INPUT", help=".txt (one document per non-empty line) or a .spacy DocBin (its texts)"
+    ),
     output: Path = Arg(..., help="HTML file to write"),
     limit: int = Opt(20, "--limit", help="Render the first N documents"),
     # fmt: on

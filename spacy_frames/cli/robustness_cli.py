@@ -1,4 +1,5 @@
 """`spacy-frames robustness MODEL`: hostile documents through a pipeline (tools/robustness.py)."""
+
 from pathlib import Path
 from typing import Optional
 
@@ -29,15 +30,26 @@ def robustness_cli(
     from ..tools.robustness import robustness
 
     try:
-        result = robustness(model, n_docs=n_docs, seed=seed, batch_size=batch_size, n_check=n_check, n_process=n_process,
-                            huge_words=huge_words, n_threads=n_threads, progress=progress)
+        result = robustness(
+            model,
+            n_docs=n_docs,
+            seed=seed,
+            batch_size=batch_size,
+            n_check=n_check,
+            n_process=n_process,
+            huge_words=huge_words,
+            n_threads=n_threads,
+            progress=progress,
+        )
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
-    typer.echo(f"{result['documents']} documents, {result['words']} words: {result['crashes']} crashes, "
-               f"{result['words_per_second']} words/s, peak RSS {result['peak_rss_mib']} MiB, "
-               f"n_process={n_process} identical to 1: {result['n_process_identical']}")
+    typer.echo(
+        f"{result['documents']} documents, {result['words']} words: {result['crashes']} crashes, "
+        f"{result['words_per_second']} words/s, peak RSS {result['peak_rss_mib']} MiB, "
+        f"n_process={n_process} identical to 1: {result['n_process_identical']}"
+    )
     if result["crashes"] or not result["n_process_identical"]:
         _fail(RuntimeError(f"not robust: see {output}"))
     typer.secho(f"✔ written to {output}", fg=typer.colors.GREEN, err=True)

@@ -9,6 +9,7 @@
 Importing this package loads numpy and scipy only; sklearn and faiss are
 imported inside the functions that need them.
 """
+
 from .induction import (
     METHODS,
     all_in_one,
@@ -31,7 +32,24 @@ from .metrics import bcubed, cluster_scores, purity
 from .xmeans import xmeans
 
 __all__ = [
-    "METHODS", "all_in_one", "average_linkage", "calibrate", "calibrate_and_cluster", "centroids", "cluster", "decide_threshold",
-    "faiss_cluster", "faiss_params", "make_senses", "one_cluster_per_lemma", "onestep_cluster", "onestep_params",
-    "twostep_cluster", "twostep_params", "bcubed", "cluster_scores", "purity", "xmeans",
+    "METHODS",
+    "all_in_one",
+    "average_linkage",
+    "calibrate",
+    "calibrate_and_cluster",
+    "centroids",
+    "cluster",
+    "decide_threshold",
+    "faiss_cluster",
+    "faiss_params",
+    "make_senses",
+    "one_cluster_per_lemma",
+    "onestep_cluster",
+    "onestep_params",
+    "twostep_cluster",
+    "twostep_params",
+    "bcubed",
+    "cluster_scores",
+    "purity",
+    "xmeans",
 ]

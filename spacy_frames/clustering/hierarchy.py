@@ -4,6 +4,7 @@
 (one-step / faiss calibration) and `decide_threshold` (two-step) turn a
 dendrogram into a cut height, `_cut` applies one.
 """
+
 from math import comb
 from typing import Sequence
 
@@ -46,20 +47,20 @@ def condensed_euclidean(X: np.ndarray) -> np.ndarray:
     for start in range(0, n - 1, rows_per_block):
         stop = min(n - 1, start + rows_per_block)
         # distances of rows start..stop-1 to every later row (upper triangle)
-        d2 = X[start:stop] @ X[start + 1:].T
+        d2 = X[start:stop] @ X[start + 1 :].T
         d2 *= -2.0
         d2 += sq[start:stop, None]
-        d2 += sq[None, start + 1:]
-        r, c = np.nonzero(d2 < 1e-6 * (sq[start:stop, None] + sq[None, start + 1:]))
+        d2 += sq[None, start + 1 :]
+        r, c = np.nonzero(d2 < 1e-6 * (sq[start:stop, None] + sq[None, start + 1 :]))
         for lo in range(0, len(r), 4096):  # bounded memory even if many rows coincide
-            rr, cc = r[lo:lo + 4096], c[lo:lo + 4096]
+            rr, cc = r[lo : lo + 4096], c[lo : lo + 4096]
             diff = X[start + rr] - X[start + 1 + cc]
             d2[rr, cc] = np.einsum("ij,ij->i", diff, diff)
         np.maximum(d2, 0.0, out=d2)
         np.sqrt(d2, out=d2)
         for i in range(start, stop):
-            row = d2[i - start, i - start:]  # row i, columns i+1..n-1
-            out[pos:pos + len(row)] = row
+            row = d2[i - start, i - start :]  # row i, columns i+1..n-1
+            out[pos : pos + len(row)] = row
             pos += len(row)
     return out
 

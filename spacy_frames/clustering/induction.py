@@ -13,6 +13,7 @@ application on test data:
 
 All labels returned are int64 cluster ids 0..k-1.
 """
+
 from math import comb
 from typing import Dict, Hashable, Sequence, Tuple
 
@@ -23,9 +24,22 @@ from .metrics import _factorize
 from .xmeans import xmeans
 
 __all__ = [
-    "METHODS", "average_linkage", "onestep_params", "onestep_cluster", "twostep_params",
-    "twostep_cluster", "merge_pseudo_lus", "decide_threshold", "one_cluster_per_lemma", "all_in_one", "faiss_params",
-    "faiss_cluster", "cluster", "calibrate", "calibrate_and_cluster", "centroids",
+    "METHODS",
+    "average_linkage",
+    "onestep_params",
+    "onestep_cluster",
+    "twostep_params",
+    "twostep_cluster",
+    "merge_pseudo_lus",
+    "decide_threshold",
+    "one_cluster_per_lemma",
+    "all_in_one",
+    "faiss_params",
+    "faiss_cluster",
+    "cluster",
+    "calibrate",
+    "calibrate_and_cluster",
+    "centroids",
 ]
 
 METHODS = ("two-step", "one-step", "faiss")
@@ -71,7 +85,7 @@ def _groups(codes: np.ndarray, n_codes: int):
     """Row indices per code (0..n_codes-1), via one stable sort."""
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n_codes + 1))
-    return [order[bounds[i]:bounds[i + 1]] for i in range(n_codes)]
+    return [order[bounds[i] : bounds[i + 1]] for i in range(n_codes)]
 
 
 def _means(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
@@ -84,8 +98,9 @@ def _means(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
     return sums / np.bincount(labels, minlength=k)[:, None]
 
 
-def twostep_cluster(X: np.ndarray, lemmas: Sequence[Hashable], params: Dict[str, float],
-                    random_state: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+def twostep_cluster(
+    X: np.ndarray, lemmas: Sequence[Hashable], params: Dict[str, float], random_state: int = 0
+) -> Tuple[np.ndarray, np.ndarray]:
     """Two-step clustering; returns (frame cluster labels, pseudo-LU ids), both 0-based.
 
     Step 1: X-means (kmax = params["kmax"]) per lemma; each cluster is a pLU.
@@ -126,8 +141,9 @@ def all_in_one(n: int) -> np.ndarray:
     return np.zeros(int(n), dtype=np.int64)
 
 
-def _faiss_groups(X: np.ndarray, n_groups: int, seed: int, niter: int = 20,
-                  max_points_per_centroid: int = 64) -> Tuple[np.ndarray, np.ndarray]:
+def _faiss_groups(
+    X: np.ndarray, n_groups: int, seed: int, niter: int = 20, max_points_per_centroid: int = 64
+) -> Tuple[np.ndarray, np.ndarray]:
     """faiss k-means pre-clustering: (group of each row 0..g-1, group centroids (g, d)).
 
     Groups no row is assigned to are dropped, so every group has instances.
@@ -140,17 +156,24 @@ def _faiss_groups(X: np.ndarray, n_groups: int, seed: int, niter: int = 20,
     k = int(min(n_groups, len(Xf)))
     if k < 2:
         return np.zeros(len(Xf), dtype=np.int64), Xf.mean(axis=0, keepdims=True)
-    km = faiss.Kmeans(Xf.shape[1], k, niter=niter, seed=seed, verbose=False,
-                      max_points_per_centroid=max_points_per_centroid,
-                      min_points_per_centroid=1)  # no warning for small n
+    km = faiss.Kmeans(
+        Xf.shape[1],
+        k,
+        niter=niter,
+        seed=seed,
+        verbose=False,
+        max_points_per_centroid=max_points_per_centroid,
+        min_points_per_centroid=1,
+    )  # no warning for small n
     km.train(Xf)
     _, nearest = km.index.search(Xf, 1)
     used, groups = np.unique(nearest.ravel(), return_inverse=True)
     return groups.astype(np.int64), km.centroids[used]
 
 
-def faiss_params(X_dev: np.ndarray, frames_dev: Sequence[Hashable], n_groups: int = 4096,
-                 seed: int = 0) -> Dict[str, float]:
+def faiss_params(
+    X_dev: np.ndarray, frames_dev: Sequence[Hashable], n_groups: int = 4096, seed: int = 0
+) -> Dict[str, float]:
     """faiss calibration: the group-dendrogram height giving min(#gold frames, #groups) clusters."""
     X_dev = _matrix(X_dev, "X_dev")
     _same_length(len(X_dev), frames_dev, "frames_dev")
@@ -178,8 +201,9 @@ def _check_method(method: str) -> None:
         raise ValueError(f"unknown clustering method {method!r}; valid: {', '.join(METHODS)}")
 
 
-def calibrate(method: str, X_dev: np.ndarray, lemmas_dev: Sequence[Hashable],
-              frames_dev: Sequence[Hashable]) -> Dict[str, float]:
+def calibrate(
+    method: str, X_dev: np.ndarray, lemmas_dev: Sequence[Hashable], frames_dev: Sequence[Hashable]
+) -> Dict[str, float]:
     """Parameters of `method` from dev embeddings, lemmas and gold frames."""
     _check_method(method)
     if method == "one-step":
@@ -214,8 +238,9 @@ def centroids(X: np.ndarray, labels: Sequence[int]) -> Tuple[np.ndarray, np.ndar
     return ids, means.astype(np.float32)
 
 
-def calibrate_and_cluster(method: str, X_dev: np.ndarray, lemmas_dev: Sequence[Hashable],
-                          frames_dev: Sequence[Hashable], seed: int = 0) -> Tuple[Dict[str, float], np.ndarray]:
+def calibrate_and_cluster(
+    method: str, X_dev: np.ndarray, lemmas_dev: Sequence[Hashable], frames_dev: Sequence[Hashable], seed: int = 0
+) -> Tuple[Dict[str, float], np.ndarray]:
     """`calibrate` on dev and the dev clustering it gives, computing the one-step
     dendrogram once (tuning alpha on dev needs both, for every alpha)."""
     if method == "one-step":

@@ -11,6 +11,7 @@ one sort of n integer codes (n up to ~1e6 is fine); there are no per-instance
 Python loops except when the labels are exotic hashables (tuples, mixed types)
 and need a dict to be factorised.
 """
+
 from typing import Dict, Hashable, Sequence, Tuple
 
 import numpy as np
@@ -50,7 +51,9 @@ def _check(gold: Sequence[Hashable], pred: Sequence[Hashable]) -> None:
         raise ValueError("cannot score an empty clustering (no instances)")
 
 
-def contingency(gold: Sequence[Hashable], pred: Sequence[Hashable]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+def contingency(
+    gold: Sequence[Hashable], pred: Sequence[Hashable]
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """Sparse contingency table of (gold, pred).
 
     Returns (gold_idx, pred_idx, counts, n_gold, n_pred): `counts[m]` instances

@@ -15,6 +15,7 @@ Every k-means run is sklearn's KMeans (n_init=1, fixed random_state), so the
 result is deterministic. Empty clusters (duplicated points) are dropped, as
 pyclustering's k-means does.
 """
+
 import math
 import warnings
 from typing import List, Tuple
@@ -90,8 +91,9 @@ def _try_split(X: np.ndarray, center: np.ndarray, random_state: int):
     return centers if parent < children else None
 
 
-def _improve_structure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, kmax: int,
-                       random_state: int) -> np.ndarray:
+def _improve_structure(
+    X: np.ndarray, labels: np.ndarray, centers: np.ndarray, kmax: int, random_state: int
+) -> np.ndarray:
     """pyclustering's `__improve_structure`: split clusters in order while centers are free."""
     allocated: List[np.ndarray] = []
     free = kmax - len(centers)
@@ -101,7 +103,7 @@ def _improve_structure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, k
         # pyclustering still runs 2-means when no center is free, but discards it
         children = None
         if free > 0:
-            members = order[bounds[c]:bounds[c + 1]]
+            members = order[bounds[c] : bounds[c + 1]]
             children = _try_split(X[members], centers[c], random_state)
         if children is not None:
             allocated.extend(children)

@@ -19,6 +19,7 @@ document is used once per epoch; the last batches hold what is left.
 `min_positives = 0` turns the sampler off (batches in the reader's shuffled order): the
 ablation "without the contrast sampler".
 """
+
 from typing import Callable, Dict, Hashable, Iterable, Iterator, List, Set
 
 from spacy.training import Example
@@ -44,7 +45,9 @@ def create_relation_batcher(size: int, buffer: int = 100000) -> Callable[[Iterab
     return pooled_batcher(buffer, lambda pool: relation_batches(pool, size))
 
 
-def pooled_batcher(buffer: int, make_batches: Callable[[List[Example]], Iterator[List[Example]]]) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
+def pooled_batcher(
+    buffer: int, make_batches: Callable[[List[Example]], Iterator[List[Example]]]
+) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
     """A batcher that collects `buffer` examples at a time and batches each pool."""
 
     def batcher(examples: Iterable[Example]) -> Iterator[List[Example]]:
@@ -74,7 +77,9 @@ def example_labels(eg: Example) -> Set[str]:
 
 
 @registry.batchers("spacy-frames.contrast_batcher.v1")
-def create_contrast_batcher(size: int, min_positives: int = 2, buffer: int = 5000) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
+def create_contrast_batcher(
+    size: int, min_positives: int = 2, buffer: int = 5000
+) -> Callable[[Iterable[Example]], Iterator[List[Example]]]:
     """size: examples per batch; min_positives: documents each class should have in a
     batch (while the epoch still has them; 0: plain batches in incoming order);
     buffer: examples sampled from at a time."""
@@ -101,8 +106,10 @@ def contrast_batches(pool: List[Example], size: int, min_positives: int) -> Iter
         have = {label: 0 for label in remaining}
         for label in sorted(remaining, key=lambda lab: (remaining[lab], lab)):
             # documents that also carry other frames the batch still lacks go first
-            candidates = sorted((i for i in left if i not in chosen and label in labels[i]),
-                                key=lambda i: -sum(1 for lab in labels[i] if have.get(lab, 0) < min_positives))
+            candidates = sorted(
+                (i for i in left if i not in chosen and label in labels[i]),
+                key=lambda i: -sum(1 for lab in labels[i] if have.get(lab, 0) < min_positives),
+            )
             for i in candidates:
                 if have[label] >= min_positives or len(batch) >= size:
                     break
@@ -111,7 +118,10 @@ def contrast_batches(pool: List[Example], size: int, min_positives: int) -> Iter
                 for lab in labels[i]:
                     have[lab] = have.get(lab, 0) + 1
         # fill up with the documents whose frames are most plentiful, keeping rare ones for later batches
-        fill = sorted((i for i in left if i not in chosen), key=lambda i: -min((remaining[lab] for lab in labels[i]), default=len(pool)))
+        fill = sorted(
+            (i for i in left if i not in chosen),
+            key=lambda i: -min((remaining[lab] for lab in labels[i]), default=len(pool)),
+        )
         for i in fill[: max(size - len(batch), 0)]:
             batch.append(i)
             chosen.add(i)
@@ -127,7 +137,9 @@ def relation_batch_stats(batches: Iterable[List[Example]]) -> Dict[str, float]:
     anchors = positives = without = copies = copies_with_original = n_batches = 0
     for batch in batches:
         n_batches += 1
-        golds = [eg.reference._.discourse_gold if eg.reference.has_extension("discourse_gold") else None for eg in batch]
+        golds = [
+            eg.reference._.discourse_gold if eg.reference.has_extension("discourse_gold") else None for eg in batch
+        ]
         senses = [g["senses"][0] if g and g.get("senses") else None for g in golds]
         counts: Dict[str, int] = {}
         for sense in senses:

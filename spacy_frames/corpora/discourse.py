@@ -17,6 +17,7 @@ or None), "soft" ({path: share} for DiscoGeM's crowd distributions, or None)}.
   items, whose distribution need not peak at the majority label). Items labelled "differentcon" or
   "norel" carry no sense and are left out.
 """
+
 import csv
 import random
 from dataclasses import dataclass, field
@@ -34,7 +35,17 @@ from .readers import require_corpus
 
 SPLITS = ("train", "dev", "test")
 # PDTB-3 pipe format, 0-based fields used here
-F_TYPE, F_CONN1, F_SCLASS1A, F_SCLASS1B, F_CONN2, F_SCLASS2A, F_SCLASS2B, F_ARG1, F_ARG2 = 0, 7, 8, 9, 10, 11, 12, 14, 20
+F_TYPE, F_CONN1, F_SCLASS1A, F_SCLASS1B, F_CONN2, F_SCLASS2A, F_SCLASS2B, F_ARG1, F_ARG2 = (
+    0,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    14,
+    20,
+)
 
 
 @dataclass
@@ -80,7 +91,9 @@ def _span_text(raw: str, spans: str) -> str:
     return " ".join(p for p in pieces if p)
 
 
-def read_gdtb(root, split: str, hierarchy: Optional[SenseHierarchy] = None, skip_reddit: bool = True) -> List[DiscourseRelation]:
+def read_gdtb(
+    root, split: str, hierarchy: Optional[SenseHierarchy] = None, skip_reddit: bool = True
+) -> List[DiscourseRelation]:
     """The relations of one GDTB split from the PDTB-3 standoff files (every type)."""
     root = Path(root)
     if split not in SPLITS:
@@ -104,11 +117,18 @@ def read_gdtb(root, split: str, hierarchy: Optional[SenseHierarchy] = None, skip
                 if sense and sense not in senses:
                     senses.append(sense)
             connective = fields[F_CONN1].strip() if fields[F_TYPE] == "Implicit" else None
-            relations.append(DiscourseRelation(
-                id=f"{name}:{n}", type=fields[F_TYPE], arg1=_span_text(raw, fields[F_ARG1]), arg2=_span_text(raw, fields[F_ARG2]),
-                senses=senses, connective=connective if connective not in (None, "", "_") else None, source="gdtb",
-                meta={"doc": name, "split": split},
-            ))
+            relations.append(
+                DiscourseRelation(
+                    id=f"{name}:{n}",
+                    type=fields[F_TYPE],
+                    arg1=_span_text(raw, fields[F_ARG1]),
+                    arg2=_span_text(raw, fields[F_ARG2]),
+                    senses=senses,
+                    connective=connective if connective not in (None, "", "_") else None,
+                    source="gdtb",
+                    meta={"doc": name, "split": split},
+                )
+            )
     return relations
 
 
@@ -128,11 +148,32 @@ def read_rels(path, hierarchy: Optional[SenseHierarchy] = None, skip_reddit: boo
                 continue
             arg1, arg2 = row["unit1_txt"], row["unit2_txt"]
             sense = hierarchy.normalize(row["orig_label"])
-            relations.append(DiscourseRelation(
-                id=f"{row['doc']}:{n}", type=row["rel_type"].strip().capitalize().replace("Altlex", "AltLex").replace("Entrel", "EntRel"),
-                arg1=arg1, arg2=arg2, senses=[sense] if sense else [], source="rels",
-                meta={k: row[k] for k in ("doc", "unit1_toks", "unit2_toks", "s1_toks", "s2_toks", "unit1_sent", "unit2_sent", "dir", "rel_type", "orig_label", "label")},
-            ))
+            relations.append(
+                DiscourseRelation(
+                    id=f"{row['doc']}:{n}",
+                    type=row["rel_type"].strip().capitalize().replace("Altlex", "AltLex").replace("Entrel", "EntRel"),
+                    arg1=arg1,
+                    arg2=arg2,
+                    senses=[sense] if sense else [],
+                    source="rels",
+                    meta={
+                        k: row[k]
+                        for k in (
+                            "doc",
+                            "unit1_toks",
+                            "unit2_toks",
+                            "s1_toks",
+                            "s2_toks",
+                            "unit1_sent",
+                            "unit2_sent",
+                            "dir",
+                            "rel_type",
+                            "orig_label",
+                            "label",
+                        )
+                    },
+                )
+            )
     return relations
 
 
@@ -141,13 +182,29 @@ def write_rels(path, relations: Sequence[DiscourseRelation], predicted: Sequence
     hold the `predicted` senses, for the DISRPT scorer (which compares `label`)."""
     if len(relations) != len(predicted):
         raise ValueError(f"write_rels: {len(relations)} relations, {len(predicted)} predictions")
-    columns = ["doc", "unit1_toks", "unit2_toks", "unit1_txt", "unit2_txt", "s1_toks", "s2_toks", "unit1_sent", "unit2_sent", "dir", "rel_type", "orig_label", "label"]
+    columns = [
+        "doc",
+        "unit1_toks",
+        "unit2_toks",
+        "unit1_txt",
+        "unit2_txt",
+        "s1_toks",
+        "s2_toks",
+        "unit1_sent",
+        "unit2_sent",
+        "dir",
+        "rel_type",
+        "orig_label",
+        "label",
+    ]
     with open(path, "w", encoding="utf8", newline="") as file_:
         file_.write("\t".join(columns) + "\n")
         for rel, sense in zip(relations, predicted):
             if not rel.meta or "unit1_toks" not in rel.meta:
                 raise ValueError(f"write_rels: relation {rel.id} was not read from a .rels file")
-            row = dict(rel.meta, unit1_txt=rel.arg1, unit2_txt=rel.arg2, orig_label=sense.lower(), label=_disrpt_label(sense))
+            row = dict(
+                rel.meta, unit1_txt=rel.arg1, unit2_txt=rel.arg2, orig_label=sense.lower(), label=_disrpt_label(sense)
+            )
             file_.write("\t".join(row[c] for c in columns) + "\n")
 
 
@@ -201,10 +258,18 @@ def read_discogem(root, split: str, hierarchy: Optional[SenseHierarchy] = None) 
             sense = hierarchy.normalize(row["SemClass"])
             if sense is None:
                 continue
-            relations.append(DiscourseRelation(
-                id=item, type="Implicit", arg1=" ".join(row["Arg1_RawText"].split()), arg2=" ".join(row["Arg2_RawText"].split()),
-                senses=[sense], soft=soft.get(item) or None, source="discogem", meta={"genre": row["Genre"], "split": split},
-            ))
+            relations.append(
+                DiscourseRelation(
+                    id=item,
+                    type="Implicit",
+                    arg1=" ".join(row["Arg1_RawText"].split()),
+                    arg2=" ".join(row["Arg2_RawText"].split()),
+                    senses=[sense],
+                    soft=soft.get(item) or None,
+                    source="discogem",
+                    meta={"genre": row["Genre"], "split": split},
+                )
+            )
     return relations
 
 
@@ -212,7 +277,7 @@ def read_discogem(root, split: str, hierarchy: Optional[SenseHierarchy] = None) 
 
 
 def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str] = None, separator: str = "") -> Doc:
-    """"Arg1 Arg2" as a Doc with the two argument spans and the gold; `connective`
+    """ "Arg1 Arg2" as a Doc with the two argument spans and the gold; `connective`
     (e.g. the implicit one) is inserted at the start of Arg2 and `separator` (the
     encoder's separator token, "[SEP]" for BERT-style encoders: the pair input
     "[CLS] Arg1 [SEP] Arg2 [SEP]" of Long & Webber) between the arguments, both
@@ -236,8 +301,14 @@ def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str
     spans = [Span(doc, 0, len(parts[0]), label="Arg1"), Span(doc, start2, len(doc), label="Arg2")]
     install_extensions()
     doc.spans[ARGS_KEY] = SpanGroup(doc, name=ARGS_KEY, spans=spans)
-    doc._.discourse_gold = {"id": rel.id, "type": rel.type, "senses": list(rel.senses), "connective": rel.connective,
-                            "soft": dict(rel.soft) if rel.soft else None, "augmented": bool(connective)}
+    doc._.discourse_gold = {
+        "id": rel.id,
+        "type": rel.type,
+        "senses": list(rel.senses),
+        "connective": rel.connective,
+        "soft": dict(rel.soft) if rel.soft else None,
+        "augmented": bool(connective),
+    }
     return doc
 
 
@@ -257,7 +328,15 @@ def with_separator(nlp: Language, reference: Doc, separator: str) -> Doc:
         return reference
     gold = reference._.discourse_gold
     args = reference.spans[ARGS_KEY]
-    rel = DiscourseRelation(gold["id"], gold["type"], args[0].text, args[1].text, list(gold["senses"]), gold.get("connective"), gold.get("soft"))
+    rel = DiscourseRelation(
+        gold["id"],
+        gold["type"],
+        args[0].text,
+        args[1].text,
+        list(gold["senses"]),
+        gold.get("connective"),
+        gold.get("soft"),
+    )
     doc = relation_doc(nlp, rel, separator=separator)
     doc._.discourse_gold = dict(gold)
     return doc
@@ -266,7 +345,10 @@ def with_separator(nlp: Language, reference: Doc, separator: str) -> Doc:
 def input_doc(nlp: Language, reference: Doc) -> Doc:
     """The predicted side of an Example: the same tokens with only the two argument spans."""
     predicted = Doc(nlp.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference])
-    spans = [predicted.char_span(s.start_char, s.end_char, label=s.label_, alignment_mode="expand") for s in reference.spans[ARGS_KEY]]
+    spans = [
+        predicted.char_span(s.start_char, s.end_char, label=s.label_, alignment_mode="expand")
+        for s in reference.spans[ARGS_KEY]
+    ]
     predicted.spans[ARGS_KEY] = SpanGroup(predicted, name=ARGS_KEY, spans=[s for s in spans if s is not None])
     return predicted
 
@@ -274,7 +356,7 @@ def input_doc(nlp: Language, reference: Doc) -> Doc:
 @registry.readers("spacy-frames.DiscourseCorpus.v1")
 def create_discourse_reader(
     paths: List[str],
-    types: List[str] = ["Implicit"],
+    types: List[str] = ["Implicit"],  # noqa: B006 (config default, never mutated)
     augment: bool = False,
     split_senses: bool = False,
     shuffle: bool = False,
@@ -318,11 +400,17 @@ class DiscourseCorpus:
         if self._docs is None:
             install_extensions()
             docs = [doc for path in self.paths for doc in DocBin().from_disk(path).get_docs(vocab)]
-            docs = [d for d in docs if d._.discourse_gold and (not self.types or d._.discourse_gold["type"].lower() in self.types)]
+            docs = [
+                d
+                for d in docs
+                if d._.discourse_gold and (not self.types or d._.discourse_gold["type"].lower() in self.types)
+            ]
             if self.limit:
                 docs = docs[: self.limit]
             if not docs:
-                raise ValueError(f"Discourse corpus {[str(p) for p in self.paths]} holds no relations of types {sorted(self.types)}.")
+                raise ValueError(
+                    f"Discourse corpus {[str(p) for p in self.paths]} holds no relations of types {sorted(self.types)}."
+                )
             self._docs = docs
         return self._docs
 
@@ -344,14 +432,21 @@ class DiscourseCorpus:
             docs = [reference]
             if self.augment and gold.get("connective"):
                 args = reference.spans[ARGS_KEY]
-                rel = DiscourseRelation(gold["id"], gold["type"], args[0].text, args[1].text, list(gold["senses"]), gold["connective"], gold.get("soft"))
+                rel = DiscourseRelation(
+                    gold["id"],
+                    gold["type"],
+                    args[0].text,
+                    args[1].text,
+                    list(gold["senses"]),
+                    gold["connective"],
+                    gold.get("soft"),
+                )
                 docs.append(relation_doc(nlp, rel, connective=gold["connective"], separator=self.separator))
             for doc in docs:
                 if sense is not None:
                     doc = doc.copy()
                     doc._.discourse_gold = dict(doc._.discourse_gold, senses=[sense])
                 yield doc
-
 
 
 def corpus_counts(relations: Sequence[DiscourseRelation]) -> Dict[str, int]:
@@ -370,7 +465,9 @@ def sense_counts(relations: Sequence[DiscourseRelation], hierarchy: SenseHierarc
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def split_relations(relations: Sequence[DiscourseRelation], implicit_only: bool = True) -> Tuple[List[DiscourseRelation], int]:
+def split_relations(
+    relations: Sequence[DiscourseRelation], implicit_only: bool = True
+) -> Tuple[List[DiscourseRelation], int]:
     """The relations kept for training/evaluation (implicit, with a sense) and how many were dropped."""
     kept = [r for r in relations if r.senses and (r.implicit or not implicit_only)]
     return kept, len(relations) - len(kept)

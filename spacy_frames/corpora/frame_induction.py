@@ -15,6 +15,7 @@ Each instance is written as its own Doc (the sentence, with the target in
 ``doc.spans["targets"]``, label = frame, ``span._.lexical_unit`` = LU), one DocBin
 per fold: ``corpus/frame_induction/fold{0,1,2}.spacy``.
 """
+
 import random
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -36,7 +37,7 @@ N_FOLDS = 3
 
 
 def lu_lemma(lu: str) -> str:
-    """"give up.v" -> "give up"."""
+    """ "give up.v" -> "give up"."""
     return lu.rsplit(".", 1)[0]
 
 
@@ -160,7 +161,11 @@ def convert_frame_induction(
     for i, (_, target) in enumerate(instances):
         by_lu[(target.lu, target.frame)].append(i)
     rng = random.Random(seed)
-    for_centroids = {i for lu in sorted(by_lu) for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))}
+    for_centroids = {
+        i
+        for lu in sorted(by_lu)
+        for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))
+    }
     # a second generator, so that the centroid sample stays what it was before the holdout existed
     holdout_rng = random.Random(seed + 1)
     holdout = set()
@@ -171,7 +176,9 @@ def convert_frame_induction(
     holdout_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     holdout_index: List[List[str]] = []
     for i, (sentence, target) in enumerate(instances):
-        single = FrameSentence(sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset)
+        single = FrameSentence(
+            sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset
+        )
         doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
         if not len(doc.spans[TARGETS_KEY]):
             continue
@@ -269,7 +276,9 @@ def create_frame_induction_reader(
 
 
 class FrameInductionCorpus:
-    def __init__(self, paths: Sequence[str], max_per_lu: int, per_frame: int, limit: int, seed: int, diverse_runs: bool = False):
+    def __init__(
+        self, paths: Sequence[str], max_per_lu: int, per_frame: int, limit: int, seed: int, diverse_runs: bool = False
+    ):
         if isinstance(paths, (str, Path)):
             paths = [paths]
         if not paths:
@@ -291,7 +300,9 @@ class FrameInductionCorpus:
                 if index is None:  # no sidecar: decode everything, then choose
                     docs.extend(DocBin().from_disk(path).get_docs(vocab))
                     continue
-                keep = choose_instances([f"{lu}|{frame}" for lu, frame in index], self.max_per_lu, self.limit, self.seed)
+                keep = choose_instances(
+                    [f"{lu}|{frame}" for lu, frame in index], self.max_per_lu, self.limit, self.seed
+                )
                 docs.extend(subset_docbin(DocBin(store_user_data=True).from_disk(path), keep).get_docs(vocab))
             docs = [doc for doc in docs if len(doc.spans.get(TARGETS_KEY, []))]
             lus = [_lu_of(doc) for doc in docs]
@@ -363,7 +374,10 @@ def choose_instances(lus: Sequence[str], max_per_lu: int, limit: int, seed: int)
         by_lu[lu].append(i)
     rng = random.Random(seed)
     if max_per_lu > 0:
-        by_lu = {lu: (idx if len(idx) <= max_per_lu else sorted(rng.sample(idx, max_per_lu))) for lu, idx in sorted(by_lu.items())}
+        by_lu = {
+            lu: (idx if len(idx) <= max_per_lu else sorted(rng.sample(idx, max_per_lu)))
+            for lu, idx in sorted(by_lu.items())
+        }
     keep = sorted(i for idx in by_lu.values() for i in idx)
     if limit and len(keep) > limit:
         per_lu = 1

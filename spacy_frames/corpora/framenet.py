@@ -42,12 +42,13 @@ What counts as a target, and what is skipped (FN1.5 numbers, Das et al. split):
 - Frame elements (rank-1 FE layer, ``doc.spans["frame_elements"]``) and what of them is
   skipped: :mod:`spacy_frames.corpora.framenet_elements`.
 """
+
 import html
 import re
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 from typing import IO, Any, Callable, Container, Dict, List, Optional, Union
-import xml.etree.ElementTree as ET
 
 import srsly
 from spacy.util import registry
@@ -236,9 +237,9 @@ class _FNZip:
         """File names of the XML files directly under ``folder`` (sorted)."""
         start = self.prefix + folder.rstrip("/") + "/"
         return sorted(
-            n[len(start):]
+            n[len(start) :]
             for n in self.names
-            if n.startswith(start) and n.endswith(".xml") and "/" not in n[len(start):]
+            if n.startswith(start) and n.endswith(".xml") and "/" not in n[len(start) :]
         )
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ set and the FN1.7 inventory, with out-of-vocabulary counts against FN1.5), the p
 summary they return (:data:`SPLIT_COUNT_KEYS`) and the token attributes stored in the
 ``DocBin``s (:data:`DOCBIN_ATTRS`). ``scripts/convert_framenet.py`` is their command line.
 """
+
 from collections import Counter
 from pathlib import Path
 from typing import Any, Container, Dict, Iterable, Optional, Set, Union
@@ -44,7 +45,7 @@ def _split_summary(stats: Counter, docs: Optional[int]) -> Dict[str, Any]:
     summary: Dict[str, Any] = {"docs": docs}
     summary.update({key: int(stats.get(key, 0)) for key in SPLIT_COUNT_KEYS})
     summary["skipped_reasons"] = {
-        key[len("skipped_"):]: int(n)
+        key[len("skipped_") :]: int(n)
         for key, n in sorted(stats.items())
         if key.startswith("skipped_") and key != "skipped_targets"
     }

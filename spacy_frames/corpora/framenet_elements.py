@@ -43,10 +43,11 @@ overlaps_target + unaligned + duplicate_target + duplicate``:
   scored as its own span, so a decoder that uses each FE at most once can recover only
   one of them) and ``overlapping`` (pairs of kept FEs of one target that share a token).
 """
+
+import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
-import xml.etree.ElementTree as ET
 
 from spacy.tokens import Doc, Span
 
@@ -162,7 +163,9 @@ def _target_tokens(span: Span, parts: Optional[Sequence[Sequence[int]]]) -> set:
 
 def set_gold_frame_elements(
     doc: Doc,
-    targets: Sequence[Tuple[Span, Optional[Sequence[Sequence[int]]], Sequence[FrameElement], Sequence[NullInstantiation]]],
+    targets: Sequence[
+        Tuple[Span, Optional[Sequence[Sequence[int]]], Sequence[FrameElement], Sequence[NullInstantiation]]
+    ],
     stats: Counter,
 ) -> None:
     """Write ``doc.spans["frame_elements"]``: the FEs of each (target span, target parts,
@@ -198,7 +201,7 @@ def set_gold_frame_elements(
         names = Counter(name for _, _, name in kept)
         stats["fe_discontinuous"] += sum(1 for n in names.values() if n > 1)
         stats["fe_overlapping"] += sum(
-            1 for i, a in enumerate(kept) for b in kept[i + 1:] if a[0] < b[1] and b[0] < a[1]
+            1 for i, a in enumerate(kept) for b in kept[i + 1 :] if a[0] < b[1] and b[0] < a[1]
         )
         stats["fe_targets_with_fes"] += bool(kept)
         for start, end, name in sorted(kept):
@@ -218,9 +221,10 @@ def fe_summary(stats: Counter) -> Dict[str, object]:
     summary["label_not_in_frame"] = int(stats.get("fe_label_not_in_frame", 0))
     summary["null_instantiations"] = {key: int(stats.get(f"fe_null_{key}", 0)) for key in NULL_INSTANTIATION_TYPES}
     other = sorted(
-        key[len("fe_null_"):]
+        key[len("fe_null_") :]
         for key in stats
-        if key.startswith("fe_null_") and key[len("fe_null_"):] not in NULL_INSTANTIATION_TYPES + ("of_skipped_targets",)
+        if key.startswith("fe_null_")
+        and key[len("fe_null_") :] not in NULL_INSTANTIATION_TYPES + ("of_skipped_targets",)
     )
     for itype in other:  # an itype FrameNet 1.5 does not use
         summary["null_instantiations"][itype] = int(stats[f"fe_null_{itype}"])  # type: ignore[index]

@@ -9,21 +9,28 @@ in ``doc.spans["targets"]`` (and their FEs: :mod:`spacy_frames.corpora.framenet_
 Conventions (character offsets, what counts as a target, what is skipped) are documented in
 :mod:`spacy_frames.corpora.framenet`.
 """
+
 import re
+import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Container, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
-import xml.etree.ElementTree as ET
 
 import srsly
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
 from ..extensions import TARGETS_KEY, install_extensions
-from .framenet import PTB_TAGS, PathLike, _FNZip, _WS_RE, _require_file, _tag, normalize_penn_tag
-from .framenet_elements import FrameElement, NullInstantiation, bio_elements, count_skipped_target, read_fe_layer
-from .framenet_elements import set_gold_frame_elements
+from .framenet import _WS_RE, PTB_TAGS, PathLike, _FNZip, _require_file, _tag, normalize_penn_tag
+from .framenet_elements import (
+    FrameElement,
+    NullInstantiation,
+    bio_elements,
+    count_skipped_target,
+    read_fe_layer,
+    set_gold_frame_elements,
+)
 
 TokenOffsets = Tuple[int, int, Optional[str]]  # (start_char, end_char exclusive, POS tag or None)
 
@@ -207,9 +214,7 @@ def _doc_file_name(name: str) -> str:
     return name if name.endswith(".xml") else name + ".xml"
 
 
-def iter_fulltext_sentences(
-    zip_path: PathLike, doc_names: Optional[Iterable[str]] = None
-) -> Iterator[FrameSentence]:
+def iter_fulltext_sentences(zip_path: PathLike, doc_names: Optional[Iterable[str]] = None) -> Iterator[FrameSentence]:
     """Sentences of the full-text documents ``doc_names`` (all when None), in document
     order; doc names are the file names ("ANC__110CYL067.xml", ".xml" optional).
 

@@ -2,6 +2,7 @@
 (`spacy-frames media-cache-body`): what a frozen body gives each training article at every
 step, computed once; the reader (`media_frames.py`, `body_cache`) puts them in
 `doc.user_data[BODY_VECTOR_KEY]`."""
+
 from pathlib import Path
 from typing import Sequence
 
@@ -39,7 +40,9 @@ def body_vectors(nlp: Language, component: str, docs: Sequence[Doc], batch_size:
         from spacy.util import registry
         from thinc.api import reduce_mean
 
-        tok2vec = registry.architectures.get("spacy-transformers.TransformerListener.v1")(grad_factor=1.0, pooling=reduce_mean(), upstream="*")
+        tok2vec = registry.architectures.get("spacy-transformers.TransformerListener.v1")(
+            grad_factor=1.0, pooling=reduce_mean(), upstream="*"
+        )
         width = nlp.get_pipe("transformer").model.get_dim("nO")
         for node in tok2vec.walk():
             if node.has_dim("nO") is None:

@@ -10,6 +10,7 @@ is written to corpus/media_frames/split.json and never re-drawn.
 An article becomes a Doc of its text with `doc.cats` = 1.0 / 0.0 for each of the 14
 frames and `doc.user_data["media_article"] = {"id": ..., "lang": ...}`.
 """
+
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,9 @@ def read_semeval_articles(root: Path, lang: str) -> List[Article]:
         frames = [f.strip() for f in labels.split(",") if f.strip()]
         unknown = [f for f in frames if f not in MEDIA_FRAMES]
         if unknown:
-            raise ValueError(f"{labels_file}:{n}: unknown frame label(s) {unknown}; the task's 14 are {list(MEDIA_FRAMES)}")
+            raise ValueError(
+                f"{labels_file}:{n}: unknown frame label(s) {unknown}; the task's 14 are {list(MEDIA_FRAMES)}"
+            )
         path = folder / "train-articles-subtask-2" / f"article{article_id.strip()}.txt"
         if not path.is_file():
             raise FileNotFoundError(f"{labels_file}:{n}: article file {path} is missing")
@@ -150,7 +153,7 @@ def truncate(doc: Doc, max_tokens: int) -> Doc:
 @registry.readers("spacy-frames.MediaFramesCorpus.v1")
 def create_media_frames_reader(
     paths: List[str],
-    languages: List[str] = [],
+    languages: List[str] = [],  # noqa: B006 (config default, never mutated)
     max_tokens: int = 0,
     shuffle: bool = False,
     limit: int = 0,
@@ -186,7 +189,9 @@ class MediaFramesCorpus:
         self.body_cache = None
         if body_cache:
             if not Path(body_cache).is_file():
-                raise FileNotFoundError(f"Body cache '{body_cache}' not found: write it with `spacy-frames media-cache-body`.")
+                raise FileNotFoundError(
+                    f"Body cache '{body_cache}' not found: write it with `spacy-frames media-cache-body`."
+                )
             self.body_cache = srsly.read_msgpack(body_cache)
 
     def load(self, vocab) -> List[Doc]:
@@ -197,8 +202,11 @@ class MediaFramesCorpus:
             if self.limit:
                 docs = docs[: self.limit]
             if not docs:
-                raise ValueError(f"Media frames corpus {[str(p) for p in self.paths]} holds no articles"
-                                 + (f" in {sorted(self.languages)}" if self.languages else "") + ".")
+                raise ValueError(
+                    f"Media frames corpus {[str(p) for p in self.paths]} holds no articles"
+                    + (f" in {sorted(self.languages)}" if self.languages else "")
+                    + "."
+                )
             self._docs = [truncate(d, self.max_tokens) for d in docs]
         return self._docs
 
@@ -218,10 +226,11 @@ class MediaFramesCorpus:
             yield Example(predicted, reference)
 
 
-
 def load_articles(nlp: Language, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> List[Doc]:
     """Whole converted articles (the reader's checks and errors; no truncation or shuffle)."""
-    corpus = MediaFramesCorpus([str(p) for p in paths], list(languages or []), max_tokens=0, shuffle=False, limit=0, seed=0)
+    corpus = MediaFramesCorpus(
+        [str(p) for p in paths], list(languages or []), max_tokens=0, shuffle=False, limit=0, seed=0
+    )
     return corpus.load(nlp.vocab)
 
 

@@ -1,4 +1,5 @@
 """spaCy corpus readers (@readers) for the converted corpora."""
+
 import random
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional
@@ -48,15 +49,23 @@ def create_framenet_reader(
     ID (FN1.5 annotation trained against the FN1.7 inventory). A target whose frame
     `frames_to` lacks is removed with its FEs and the doc marked partial.
     """
-    excluded = frozenset(srsly.read_json(require_corpus(exclude_lexical_units, "inducer-clean-head"))) if exclude_lexical_units else None
+    excluded = (
+        frozenset(srsly.read_json(require_corpus(exclude_lexical_units, "inducer-clean-head")))
+        if exclude_lexical_units
+        else None
+    )
     renaming = frame_renaming(frames_from, frames_to)
-    return FrameNetCorpus(path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key, excluded, renaming)
+    return FrameNetCorpus(
+        path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key, excluded, renaming
+    )
 
 
 def frame_renaming(frames_from: Optional[str], frames_to: Optional[str]) -> Optional[Dict[str, Optional[str]]]:
     """old frame name -> new name (None: gone) between two inventories, by frame ID."""
     if (frames_from is None) != (frames_to is None):
-        raise ValueError("FrameNet corpus: give both frames_from and frames_to (the inventories to rename gold frames between), or neither.")
+        raise ValueError(
+            "FrameNet corpus: give both frames_from and frames_to (the inventories to rename gold frames between), or neither."
+        )
     if frames_from is None:
         return None
     old, new = (FrameInventory().from_disk(require_corpus(p, "convert")) for p in (frames_from, frames_to))
@@ -64,8 +73,19 @@ def frame_renaming(frames_from: Optional[str], frames_to: Optional[str]) -> Opti
 
 
 class FrameNetCorpus:
-    def __init__(self, path, exemplars, max_exemplars, gold_targets, targets_key, limit, seed, gold_frames_key=None, excluded=None,
-                 renaming=None):
+    def __init__(
+        self,
+        path,
+        exemplars,
+        max_exemplars,
+        gold_targets,
+        targets_key,
+        limit,
+        seed,
+        gold_frames_key=None,
+        excluded=None,
+        renaming=None,
+    ):
         self.path = require_corpus(path)
         self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
         self.max_exemplars = max_exemplars
@@ -175,7 +195,9 @@ def align_target(ref: Span, predicted: Doc) -> Optional[Span]:
     if ref._.target_parts:
         parts = []
         for start, end in ref._.target_parts:
-            piece = predicted.char_span(ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand")
+            piece = predicted.char_span(
+                ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand"
+            )
             if piece is not None:
                 parts.append([piece.start, piece.end])
         span._.target_parts = parts or None

@@ -5,6 +5,7 @@ relations, read from (and written to) the converters' frames.json.
 The XML readers that build it from a FrameNet release are in corpora/framenet.py;
 `spacy-frames.frame_inventory.v1` (there too) loads a frames.json in [initialize].
 """
+
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -223,7 +224,12 @@ class FrameInventory:
         symmetric: each pair once, sorted, names of the frame's own FEs only)."""
         fes = self.frame_elements(name)
         known = {fe.name for fe in fes}
-        pairs = {tuple(sorted((fe.name, other))) for fe in fes for other in fe.excludes if other in known and other != fe.name}
+        pairs = {
+            tuple(sorted((fe.name, other)))
+            for fe in fes
+            for other in fe.excludes
+            if other in known and other != fe.name
+        }
         return sorted(pairs)  # type: ignore[arg-type]
 
     def requires(self, name: str) -> List[Tuple[str, str]]:

@@ -8,6 +8,7 @@ derived from it (exact inner product; ~1.2k frames make that cheap), rebuilt
 lazily after loading or unpickling, never serialized (faiss pickling depends
 on the version and never covers GPU indexes).
 """
+
 import io
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -62,7 +63,9 @@ class FrameIndex:
         self._stale = True
 
     def is_ready(self, names: Sequence[str]) -> bool:
-        return not self._stale and self.matrix is not None and len(names) == len(self.names) and list(names) == self.names
+        return (
+            not self._stale and self.matrix is not None and len(names) == len(self.names) and list(names) == self.names
+        )
 
     def _search_index(self):
         if self._faiss is None:

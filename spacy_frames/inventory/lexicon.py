@@ -6,6 +6,7 @@ Multiword LUs match on word sequences (longest first, POS not required: the
 tagger rarely agrees with FrameNet on the POS of an idiom). Parenthesised parts
 ("launch_(into).v") are optional context and are dropped for matching.
 """
+
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -15,13 +16,35 @@ from .frames import FrameInventory
 
 # universal POS -> FrameNet POS
 UPOS_TO_FN = {
-    "VERB": "v", "AUX": "v", "NOUN": "n", "PROPN": "n", "ADJ": "a", "ADV": "adv", "ADP": "prep",
-    "NUM": "num", "CCONJ": "c", "SCONJ": "scon", "INTJ": "intj", "DET": "art", "PRON": "pron",
+    "VERB": "v",
+    "AUX": "v",
+    "NOUN": "n",
+    "PROPN": "n",
+    "ADJ": "a",
+    "ADV": "adv",
+    "ADP": "prep",
+    "NUM": "num",
+    "CCONJ": "c",
+    "SCONJ": "scon",
+    "INTJ": "intj",
+    "DET": "art",
+    "PRON": "pron",
 }
 # PTB tag prefix -> FrameNet POS, for docs tagged but not POS-mapped (FrameNet's own tokens)
 PTB_TO_FN = (
-    ("VB", "v"), ("MD", "v"), ("NN", "n"), ("JJ", "a"), ("RB", "adv"), ("IN", "prep"), ("TO", "prep"),
-    ("CD", "num"), ("CC", "c"), ("UH", "intj"), ("DT", "art"), ("PRP", "pron"), ("WP", "pron"),
+    ("VB", "v"),
+    ("MD", "v"),
+    ("NN", "n"),
+    ("JJ", "a"),
+    ("RB", "adv"),
+    ("IN", "prep"),
+    ("TO", "prep"),
+    ("CD", "num"),
+    ("CC", "c"),
+    ("UH", "intj"),
+    ("DT", "art"),
+    ("PRP", "pron"),
+    ("WP", "pron"),
 )
 _OPTIONAL = re.compile(r"[\(\[][^\)\]]*[\)\]]+")
 
@@ -83,7 +106,9 @@ class Lexicon:
                 return lu
         return None
 
-    def candidates(self, doc: Doc, oov_pos: Iterable[str] = (), overlapping: bool = False) -> List[Tuple[Span, Optional[str]]]:
+    def candidates(
+        self, doc: Doc, oov_pos: Iterable[str] = (), overlapping: bool = False
+    ) -> List[Tuple[Span, Optional[str]]]:
         """Candidate targets in document order: (span, LU or None).
 
         None marks an out-of-lexicon token whose POS is in `oov_pos`: only a
@@ -133,6 +158,10 @@ class Lexicon:
         for key in sorted({lemmas[i], lowers[i]}):
             for words, lu in self.multi.get(key, ()):
                 n = len(words)
-                if n not in found and i + n <= len(lemmas) and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words)):
+                if (
+                    n not in found
+                    and i + n <= len(lemmas)
+                    and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words))
+                ):
                     found[n] = lu
         return sorted(found.items(), key=lambda item: -item[0])

@@ -10,6 +10,7 @@ Corpora spell senses loosely (GDTB: "Cmparison.Concession", trailing blanks;
 DiscoGeM: bare lower-case leaves such as "arg2-as-detail"): `normalize` maps those to
 inventory paths, or None for what is not a sense (NoRel, DiscoGeM's "differentcon").
 """
+
 import difflib
 from typing import Dict, List, Optional
 
@@ -107,7 +108,11 @@ class SenseHierarchy:
         parts, fixed = text.split("."), []
         for depth, part in enumerate(parts):
             prefix = ".".join(fixed)
-            options = [p.rsplit(".", 1)[-1] for p in self._paths if self.level_of(p) == depth + 1 and (not prefix or p.startswith(prefix + "."))]
+            options = [
+                p.rsplit(".", 1)[-1]
+                for p in self._paths
+                if self.level_of(p) == depth + 1 and (not prefix or p.startswith(prefix + "."))
+            ]
             match = difflib.get_close_matches(part, options, n=1, cutoff=0.8)
             if not match:
                 raise ValueError(f"unknown discourse sense {label!r} (not in the PDTB-3 inventory)")

@@ -13,18 +13,12 @@ numpy/cupy through thinc ops: no torch.
 - midtune.py: semantic mid-tuning, sentence against the linearised form of its parse
   (triplet, and pair classification over SBERT-style pair features).
 """
+
 from .base import ComputedLoss
 from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
-from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
 from .frame_elements import FrameElementLoss, configure_frame_element_loss
-from .midtune import (
-    MidtunePairLoss,
-    MidtuneTripletLoss,
-    configure_midtune_pair_loss,
-    configure_midtune_triplet_loss,
-    pair_features,
-)
 from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
+from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
 from .metric import (
     AdaCosLoss,
     ArcFaceLoss,
@@ -36,6 +30,13 @@ from .metric import (
     configure_contrastive_loss,
     configure_softmax_loss,
     configure_triplet_loss,
+)
+from .midtune import (
+    MidtunePairLoss,
+    MidtuneTripletLoss,
+    configure_midtune_pair_loss,
+    configure_midtune_triplet_loss,
+    pair_features,
 )
 
 __all__ = [

@@ -1,4 +1,5 @@
 """The base of every loss here, and array helpers the losses share."""
+
 from thinc.loss import Loss
 
 

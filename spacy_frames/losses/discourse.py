@@ -14,6 +14,7 @@ s_ij = cos(z_i, z_j) / temperature and weights w+ (positives) and w- (negatives)
 averaged over the anchors that have a positive. guesses: (n, d) features (normalised
 here); truths: (senses (n,), level-1 senses (n,)) as ints, a sense of -1 = ignored.
 """
+
 from typing import Tuple
 
 from spacy.util import registry
@@ -26,13 +27,21 @@ NEGATIVE_SETS = ("sisters", "all", "other-level1")
 
 
 class HierarchicalContrastiveLoss(ComputedLoss):
-    def __init__(self, temperature: float = 0.1, positive_weight: float = 1.6, negative_weight: float = 1.0, negatives: str = "sisters"):
+    def __init__(
+        self,
+        temperature: float = 0.1,
+        positive_weight: float = 1.6,
+        negative_weight: float = 1.0,
+        negatives: str = "sisters",
+    ):
         if temperature <= 0:
             raise ValueError(f"HierarchicalContrastiveLoss: temperature must be > 0, got {temperature}")
         if positive_weight <= 0 or negative_weight <= 0:
             raise ValueError("HierarchicalContrastiveLoss: weights must be > 0")
         if negatives not in NEGATIVE_SETS:
-            raise ValueError(f"HierarchicalContrastiveLoss: negatives must be one of {NEGATIVE_SETS}, got {negatives!r}")
+            raise ValueError(
+                f"HierarchicalContrastiveLoss: negatives must be one of {NEGATIVE_SETS}, got {negatives!r}"
+            )
         self.temperature = temperature
         self.positive_weight = positive_weight
         self.negative_weight = negative_weight

@@ -6,6 +6,7 @@ loss is softmax cross-entropy over the unmasked columns at a temperature. Most
 candidates are no FE: their rows are weighted by `none_weight`, so the rare FE rows are
 not drowned out (the loss is the weighted mean over rows).
 """
+
 from typing import Optional, Tuple
 
 from spacy.util import registry

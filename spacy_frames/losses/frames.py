@@ -7,6 +7,7 @@ lexicon candidates, the gold frame's Inheritance siblings and random frames,
 padded to `n_negatives`. In-batch learning scores every target against the
 batch's gold frames.
 """
+
 from random import Random
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
@@ -16,7 +17,6 @@ from thinc.api import Ops, get_array_module
 from thinc.types import Floats1d, Floats2d, Ints1d
 
 from ..inventory.frames import FrameInventory
-
 from .base import ComputedLoss
 
 # truths for a similarity matrix: the gold column of each row (-1: row ignored),

@@ -15,6 +15,7 @@ pushed apart harder). With s_ij = cos(z_i, z_j) / temperature:
 averaged over the (class, anchor) pairs with a positive. guesses: (n, d) features
 (normalised here); truths: (n, C) 0/1 label matrix.
 """
+
 from typing import Tuple
 
 from spacy.util import registry

@@ -5,6 +5,7 @@ pytorch-metric-learning's definitions; truths are class labels (Ints1d):
   grad = (d_embeddings, d_class_weights): SoftmaxLoss, ArcFaceLoss, AdaCosLoss.
 `needs_class_weights` says which of the two a loss's guesses are.
 """
+
 import math
 from typing import Optional, Tuple
 

@@ -7,6 +7,7 @@ semantic form of its own parse (E2).
   sentence", softmax cross-entropy on logits (n, 2) of a classifier over
   `pair_features(u, v)` (SBERT's (u, v, |u - v|, u * v)).
 """
+
 from typing import Callable, Tuple
 
 from spacy.util import registry

@@ -8,6 +8,7 @@ its own parse and far from corrupted or foreign forms.
   machine without spaCy); `train`: `midtune`, the loop with the registered losses;
 - the losses are in `spacy_frames.losses.midtune` (MidtuneTripletLoss, MidtunePairLoss).
 """
+
 from .forms import (
     FRAME,
     PRED,

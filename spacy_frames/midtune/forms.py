@@ -14,6 +14,7 @@ another sentence.
   negatives; `swap_frame` (a predicate renamed) for frame-only forms. None of them
   mutates its input; each returns None when not applicable.
 """
+
 from collections import Counter
 from dataclasses import dataclass, field
 from random import Random
@@ -242,7 +243,9 @@ def name_counts(forms: Sequence[SemanticForm]) -> Counter:
     return Counter(p.name for form in forms for p in form.predicates)
 
 
-def swap_frame(forms: Sequence[SemanticForm], index: int, rng: Random, counts: Optional[Counter] = None) -> Optional[SemanticForm]:
+def swap_frame(
+    forms: Sequence[SemanticForm], index: int, rng: Random, counts: Optional[Counter] = None
+) -> Optional[SemanticForm]:
     """One predicate of forms[index] renamed to a predicate name of another sentence's
     form (its lexical unit and arguments kept): the words stay, the frame is wrong.
     None when no other form has a name this predicate does not already have.

@@ -6,6 +6,7 @@ another spacy_frames module: the same loop runs inside `spacy_frames.midtune.tra
 (with the registered thinc losses) and on a machine that has torch but no spaCy
 (scripts/midtune_device.py, which loads this file by path).
 """
+
 import random
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -32,7 +33,9 @@ class Encoder:
         self.device = device
 
     def __call__(self, texts: Sequence[str]):
-        batch = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+        batch = self.tokenizer(
+            list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+        )
         batch = {key: value.to(self.device) for key, value in batch.items()}
         hidden = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
@@ -128,13 +131,19 @@ def train_pair_encoders(
         losses.append(float(loss_step(u, v_pos, v_neg)))
         optimizer.step()
         if step % max(1, max_steps // 10) == 0 or step == max_steps - 1:
-            log(f"step {step:>5}  loss {numpy.mean(losses[-max(1, max_steps // 10):]):.4f}  {time.perf_counter() - started:.0f}s")
+            log(
+                f"step {step:>5}  loss {numpy.mean(losses[-max(1, max_steps // 10) :]):.4f}  {time.perf_counter() - started:.0f}s"
+            )
     moved = [float(numpy.linalg.norm(enc.weights() - before)) for enc, before in zip((e1, e2), start_weights)]
     seconds = time.perf_counter() - started
     measured = {
-        "held_out": {"examples": len(held), "form_accuracy_before": held_before, "form_accuracy_after": form_accuracy(e1, e2, held)},
+        "held_out": {
+            "examples": len(held),
+            "form_accuracy_before": held_before,
+            "form_accuracy_after": form_accuracy(e1, e2, held),
+        },
         "loss_first": round(float(numpy.mean(losses[: max(1, len(losses) // 10)])), 5),
-        "loss_last": round(float(numpy.mean(losses[-max(1, len(losses) // 10):])), 5),
+        "loss_last": round(float(numpy.mean(losses[-max(1, len(losses) // 10) :])), 5),
         "weights_moved": {"E1": round(moved[0], 5), "E2": round(moved[1], 5)},
         "seconds": round(seconds, 1),
         # how many times the loop went through the training examples (the paper counts epochs)

@@ -12,6 +12,7 @@ framer's dev/test articles and FN1.5 dev/test, also as a global guard on the nor
 text of each sampled sentence (a train sentence identical to an excluded one is dropped).
 Sentences: spaCy's sentencizer, 5..60 tokens, at least 3 alphabetic; deduplicated.
 """
+
 import random
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Set, Tuple
@@ -68,9 +69,18 @@ def source_texts(assets: Path, corpus: Path) -> Dict[str, Tuple[List[str], List[
     fn = corpus / "framenet15"
     return {
         "gum": (gum_train, gum_excluded),
-        "discogem": ([t for r in dg["train"] for t in (r.arg1, r.arg2)], [t for s in ("dev", "test") for r in dg[s] for t in (r.arg1, r.arg2)]),
-        "semeval": (_docbin_texts(media / "en_train.spacy"), _docbin_texts(media / "en_dev.spacy") + _docbin_texts(media / "en_test.spacy")),
-        "framenet": (_docbin_texts(fn / "exemplars.spacy"), _docbin_texts(fn / "dev.spacy") + _docbin_texts(fn / "test.spacy")),
+        "discogem": (
+            [t for r in dg["train"] for t in (r.arg1, r.arg2)],
+            [t for s in ("dev", "test") for r in dg[s] for t in (r.arg1, r.arg2)],
+        ),
+        "semeval": (
+            _docbin_texts(media / "en_train.spacy"),
+            _docbin_texts(media / "en_dev.spacy") + _docbin_texts(media / "en_test.spacy"),
+        ),
+        "framenet": (
+            _docbin_texts(fn / "exemplars.spacy"),
+            _docbin_texts(fn / "dev.spacy") + _docbin_texts(fn / "test.spacy"),
+        ),
     }
 
 

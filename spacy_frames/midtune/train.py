@@ -18,6 +18,7 @@ had a negative, how far each encoder's weights moved, and on the last `held_out`
 sentences (never trained on) how often a sentence lies nearer its own form than a
 negative one, before and after.
 """
+
 import json
 import random
 from pathlib import Path
@@ -28,12 +29,25 @@ import srsly
 from thinc.api import Config
 
 from ..losses.midtune import MidtunePairLoss, MidtuneTripletLoss
+from .forms import (
+    FRAME_NEGATIVES,
+    PAPER_NEGATIVES,
+    dependency_form,
+    frame_only_form,
+    framenet_form,
+    linearize,
+    name_counts,
+    negatives,
+)
 from .loop import Example, MakeLossStep, pair_head, pair_logits, train_pair_encoders
-from .forms import FRAME_NEGATIVES, PAPER_NEGATIVES, dependency_form, frame_only_form, framenet_form, linearize, name_counts, negatives
 
 FORMS: Dict[str, Callable] = {"framenet": framenet_form, "dependency": dependency_form, "frames": frame_only_form}
 # which negatives each form draws: frame-only forms have no roles for the paper's deletions
-FORM_NEGATIVES: Dict[str, Tuple[str, ...]] = {"framenet": PAPER_NEGATIVES, "dependency": PAPER_NEGATIVES, "frames": FRAME_NEGATIVES}
+FORM_NEGATIVES: Dict[str, Tuple[str, ...]] = {
+    "framenet": PAPER_NEGATIVES,
+    "dependency": PAPER_NEGATIVES,
+    "frames": FRAME_NEGATIVES,
+}
 OBJECTIVES = ("triplet", "classification")
 
 
@@ -68,7 +82,9 @@ def thinc_loss_step(loss_fn, objective: str) -> MakeLossStep:
         def step(u, v_pos, v_neg) -> float:
             if head is None:
                 (d_u, d_pos, d_neg), value = loss_fn((_numpy(u), _numpy(v_pos), _numpy(v_neg)), None)
-                torch.autograd.backward([u, v_pos, v_neg], [_to_torch(d_u, u), _to_torch(d_pos, v_pos), _to_torch(d_neg, v_neg)])
+                torch.autograd.backward(
+                    [u, v_pos, v_neg], [_to_torch(d_u, u), _to_torch(d_pos, v_pos), _to_torch(d_neg, v_neg)]
+                )
                 return value
             logits = pair_logits(head, u, v_pos, v_neg)
             labels = numpy.array([1] * len(u) + [0] * len(u))
@@ -111,7 +127,9 @@ def check_objective(settings, loss_fn) -> None:
         raise ValueError(f"midtune: objective must be one of {OBJECTIVES}, got {objective!r}")
     expected = MidtuneTripletLoss if objective == "triplet" else MidtunePairLoss
     if not isinstance(loss_fn, expected):
-        raise ValueError(f"midtune: objective {objective!r} needs [midtune.loss] {expected.__name__}, got {type(loss_fn).__name__}")
+        raise ValueError(
+            f"midtune: objective {objective!r} needs [midtune.loss] {expected.__name__}, got {type(loss_fn).__name__}"
+        )
 
 
 def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = print, gpu_id: int = -1) -> Dict:
@@ -125,15 +143,27 @@ def midtune(config: Config, docs, output: Path, log: Callable[[str], None] = pri
     examples, held, n_train = split_examples(docs, form, seed, n_held)
     device = f"cuda:{gpu_id}" if gpu_id >= 0 else "cpu"
     e1, _, losses, measured = train_pair_encoders(
-        examples, held, config["paths"]["encoder"], settings, thinc_loss_step(loss_fn, settings["objective"]), device, log
+        examples,
+        held,
+        config["paths"]["encoder"],
+        settings,
+        thinc_loss_step(loss_fn, settings["objective"]),
+        device,
+        log,
     )
     output = Path(output)
     (output / "encoder").mkdir(parents=True, exist_ok=True)
     e1.model.save_pretrained(output / "encoder")
     e1.tokenizer.save_pretrained(output / "encoder")
     summary = {
-        "form": form, "objective": settings["objective"], "seed": seed, "steps": int(settings["max_steps"]),
-        "batch_size": int(settings["batch_size"]), "sentences": n_train, "examples": len(examples), "negatives_per_example": 1,
+        "form": form,
+        "objective": settings["objective"],
+        "seed": seed,
+        "steps": int(settings["max_steps"]),
+        "batch_size": int(settings["batch_size"]),
+        "sentences": n_train,
+        "examples": len(examples),
+        "negatives_per_example": 1,
         "device": device,
         **measured,
         "encoder": str(output / "encoder"),

@@ -11,6 +11,7 @@ heads give the logits of level-1 senses, level-2 senses and the finest senses.
 The model maps (docs, pairs) -> (features, [logits_level1, logits_level2, logits_leaf]),
 where pairs[i] lists the (Arg1, Arg2) span pairs of docs[i]; a row per pair, in order.
 """
+
 from typing import List, Optional, Tuple
 
 from spacy.tokens import Doc, Span
@@ -81,7 +82,12 @@ def discourse_sense_init(model: Model, X: Optional[PairInput] = None, Y=None) ->
     pooler = model.get_ref("pooler")
     if X is not None:
         docs, pairs = X
-        pooler.initialize(X=(docs, [[s for p in doc_pairs for s in pooled_spans(model.attrs["representation"], p)] for doc_pairs in pairs]))
+        pooler.initialize(
+            X=(
+                docs,
+                [[s for p in doc_pairs for s in pooled_spans(model.attrs["representation"], p)] for doc_pairs in pairs],
+            )
+        )
     else:
         pooler.initialize()
     width = pooler.get_dim("nO") * n_pooled(model.attrs["representation"])
@@ -136,5 +142,7 @@ def set_head_sizes(model: Model, sizes: Tuple[int, int, int]) -> None:
     for name, size in zip(HEADS, sizes):
         head = model.get_ref(name)
         if head.has_dim("nO") and head.get_dim("nO") and head.get_dim("nO") != size:
-            raise ValueError(f"DiscourseSense: the {name} head has {head.get_dim('nO')} classes, the labels need {size}")
+            raise ValueError(
+                f"DiscourseSense: the {name} head has {head.get_dim('nO')} classes, the labels need {size}"
+            )
         head.set_dim("nO", size)

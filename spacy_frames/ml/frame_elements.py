@@ -19,6 +19,7 @@ the row's span vector with each option's vector, and the 0/1 mask of the options
   by the component without retraining) and mapped by a learned square matrix that starts
   as the identity, so the pretrained geometry of the definitions is where training begins.
 """
+
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
@@ -38,10 +39,51 @@ DISTANCE_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24)  # token gaps; the last buc
 LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
 # en_core_web_sm's (ClearNLP) dependency labels; any other label is the last column
 DEP_LABELS = (
-    "ROOT", "acl", "acomp", "advcl", "advmod", "agent", "amod", "appos", "attr", "aux", "auxpass", "case", "cc", "ccomp",
-    "compound", "conj", "csubj", "csubjpass", "dative", "dep", "det", "dobj", "expl", "intj", "mark", "meta", "neg", "nmod",
-    "npadvmod", "nsubj", "nsubjpass", "nummod", "oprd", "parataxis", "pcomp", "pobj", "poss", "preconj", "predet", "prep",
-    "prt", "punct", "quantmod", "relcl", "xcomp",
+    "ROOT",
+    "acl",
+    "acomp",
+    "advcl",
+    "advmod",
+    "agent",
+    "amod",
+    "appos",
+    "attr",
+    "aux",
+    "auxpass",
+    "case",
+    "cc",
+    "ccomp",
+    "compound",
+    "conj",
+    "csubj",
+    "csubjpass",
+    "dative",
+    "dep",
+    "det",
+    "dobj",
+    "expl",
+    "intj",
+    "mark",
+    "meta",
+    "neg",
+    "nmod",
+    "npadvmod",
+    "nsubj",
+    "nsubjpass",
+    "nummod",
+    "oprd",
+    "parataxis",
+    "pcomp",
+    "pobj",
+    "poss",
+    "preconj",
+    "predet",
+    "prep",
+    "prt",
+    "punct",
+    "quantmod",
+    "relcl",
+    "xcomp",
 )
 DEP_INDEX = {label: i for i, label in enumerate(DEP_LABELS)}
 # how the span's root hangs from the target: its head is in the target; its grandparent
@@ -75,9 +117,18 @@ def build_frame_element_scorer(
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     layers = [pooler, span_mlp] + ([Linear(nO=token_width)] if token_width else [])
     model = Model(
-        "frame_element_scorer", frame_element_forward, init=frame_element_init, layers=layers,
-        params={"fe_vectors": None, "fe_map": None, "no_fe": None}, dims={"nD": None},
-        attrs={"learn_fe_vectors": learn_fe_vectors, "endpoints": endpoints, "syntax": syntax, "target_tokens": target_tokens},
+        "frame_element_scorer",
+        frame_element_forward,
+        init=frame_element_init,
+        layers=layers,
+        params={"fe_vectors": None, "fe_map": None, "no_fe": None},
+        dims={"nD": None},
+        attrs={
+            "learn_fe_vectors": learn_fe_vectors,
+            "endpoints": endpoints,
+            "syntax": syntax,
+            "target_tokens": target_tokens,
+        },
     )
     model.set_ref("tok2vec", tok2vec)
     return model
@@ -165,13 +216,17 @@ def set_fe_vectors(model: Model, vectors: numpy.ndarray) -> None:
     if vectors.ndim != 2 or not len(vectors):
         raise ValueError(f"frame_elements: FE definition vectors must be a non-empty matrix, got shape {vectors.shape}")
     if model.has_dim("nD") and model.get_dim("nD") not in (None, vectors.shape[1]):
-        raise ValueError(f"frame_elements: FE definition vectors of width {vectors.shape[1]}, the model's are {model.get_dim('nD')}")
+        raise ValueError(
+            f"frame_elements: FE definition vectors of width {vectors.shape[1]}, the model's are {model.get_dim('nD')}"
+        )
     model.set_param("fe_vectors", model.ops.asarray2f(vectors))
 
 
 def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> None:
     if not model.has_param("fe_vectors"):
-        raise ValueError("frame_elements: the FE table is empty; the component sets it from the inventory before initializing the model")
+        raise ValueError(
+            "frame_elements: the FE table is empty; the component sets it from the inventory before initializing the model"
+        )
     width = model.get_param("fe_vectors").shape[1]
     model.set_dim("nD", width)
     pooler, span_mlp = model.layers[:2]
@@ -196,7 +251,11 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     ops = model.ops
     pooler, span_mlp = model.layers[:2]
     # rows: per doc an (n, 4) array or a list of 4-tuples
-    flat_rows = numpy.concatenate([numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in rows]) if rows else numpy.zeros((0, 4), dtype="int64")
+    flat_rows = (
+        numpy.concatenate([numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in rows])
+        if rows
+        else numpy.zeros((0, 4), dtype="int64")
+    )
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
     # one pooling pass over the distinct spans each doc needs: its candidate spans, their
@@ -246,7 +305,9 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     n_static = extra_feats.shape[1]
     bp_tt = None
     if with_tt:
-        tt_feats, bp_tt = target_tokens.forward(model, pooled, target_tokens.batch_pairs(tt_docs, tt_tokens, tt_targets), is_train)
+        tt_feats, bp_tt = target_tokens.forward(
+            model, pooled, target_tokens.batch_pairs(tt_docs, tt_tokens, tt_targets), is_train
+        )
         extra_feats = ops.xp.concatenate([extra_feats, tt_feats], axis=1)
     if not is_train and _first_layer(span_mlp) is not None:
         hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, span_vecs * target_vecs, extra_feats), None
@@ -254,7 +315,9 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         feats = ops.xp.concatenate(parts + [extra_feats], axis=1)
         hidden, bp_mlp = span_mlp(feats, is_train)
     spans_unit, bp_spans_norm = l2_normalize(ops, hidden)
-    table = ops.xp.concatenate([model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")])
+    table = ops.xp.concatenate(
+        [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
+    )
     table_unit, bp_table_norm = l2_normalize(ops, table)
     # rows with the same options (a target's rows, or every target of one frame) are
     # scored with one matrix product: no (rows x options x width) gather, so a long doc's
@@ -311,7 +374,14 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
 def _first_layer(span_mlp: Model) -> Optional[Model]:
     """span_mlp's ReLU layer when span_mlp is exactly ReLU (+ dropout) >> Linear."""
     relus = [node for node in span_mlp.walk() if node.name == "relu"]
-    names = {node.name for node in span_mlp.walk()} - {"relu", "dropout", "linear", "relu>>dropout", "relu>>dropout>>linear", "relu>>linear"}
+    names = {node.name for node in span_mlp.walk()} - {
+        "relu",
+        "dropout",
+        "linear",
+        "relu>>dropout",
+        "relu>>dropout>>linear",
+        "relu>>linear",
+    }
     return relus[0] if len(relus) == 1 and not names and relus[0].has_param("W") else None
 
 

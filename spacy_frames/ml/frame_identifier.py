@@ -18,6 +18,7 @@ The model maps (docs, targets, frame texts) to (L2-normalised target vectors,
 detector logits, L2-normalised frame vectors); the component forms the cosine
 matrix and the contrastive loss.
 """
+
 from typing import List, Optional, Tuple
 
 from spacy.tokens import Doc

@@ -15,6 +15,7 @@
 The model maps (docs, targets) to (v_word, v_mask or None), unnormalised; the
 component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
 """
+
 from functools import partial
 from typing import List, Optional, Tuple
 

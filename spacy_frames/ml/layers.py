@@ -15,6 +15,7 @@ Layers here are shared by several models; a model module imports from here and f
 other shared modules (transformer.py, torch_modules.py), never from another component's
 model module.
 """
+
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy
@@ -38,8 +39,14 @@ def build_span_pooler(tok2vec: Model[List[Doc], List[Floats2d]], reduction: str 
     components passes one) or "mean"."""
     if reduction not in REDUCTIONS:
         raise ValueError(f"span pooler: reduction must be one of {REDUCTIONS}, got {reduction!r}")
-    model = Model(f"target_{reduction}_pool", span_pool_forward, init=span_pool_init, layers=[tok2vec], dims={"nO": None},
-                  attrs={"reduction": reduction})
+    model = Model(
+        f"target_{reduction}_pool",
+        span_pool_forward,
+        init=span_pool_init,
+        layers=[tok2vec],
+        dims={"nO": None},
+        attrs={"reduction": reduction},
+    )
     model.set_ref("tok2vec", tok2vec)
     return model
 
@@ -86,13 +93,28 @@ def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
     offsets = [0]
     for vecs in token_vecs:
         offsets.append(offsets[-1] + len(vecs))
-    if spans and all(isinstance(doc_spans, numpy.ndarray) for doc_spans in spans) and model.attrs["reduction"] == "mean" and width:
-        bounds = numpy.concatenate([doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)])
+    if (
+        spans
+        and all(isinstance(doc_spans, numpy.ndarray) for doc_spans in spans)
+        and model.attrs["reduction"] == "mean"
+        and width
+    ):
+        bounds = numpy.concatenate(
+            [doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)]
+        )
         pooled, bp_flat = mean_contiguous(ops, token_vecs, bounds, width)
     else:
-        spans = [[range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()] if isinstance(doc_spans, numpy.ndarray) else doc_spans for doc_spans in spans]
-        rows = [[offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans]
+        spans = [
+            [range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()]
+            if isinstance(doc_spans, numpy.ndarray)
+            else doc_spans
+            for doc_spans in spans
+        ]
+        rows = [
+            [offsets[d] + i for i in token_indices(item)] for d, doc_spans in enumerate(spans) for item in doc_spans
+        ]
         if not rows or not width:
+
             def backprop_empty(dY):
                 bp_tok2vec([ops.alloc2f(*vecs.shape) for vecs in token_vecs])
                 return X
@@ -235,7 +257,9 @@ def cached_doc_vectors(ops: Ops, docs: List[Doc], key: str) -> Optional[Floats2d
     return ops.asarray2f(numpy.asarray([doc.user_data[key] for doc in docs], dtype="float32"))
 
 
-def offset_rows(model: Model, name: str, base: numpy.ndarray, rows: Sequence[int]) -> Tuple[Floats2d, Callable[[Floats2d], None]]:
+def offset_rows(
+    model: Model, name: str, base: numpy.ndarray, rows: Sequence[int]
+) -> Tuple[Floats2d, Callable[[Floats2d], None]]:
     """Rows of a cached matrix plus a learned offset, L2-normalised: base[rows] + W[rows],
     with W = the parameter `name` of `model` (the offset is zero while W is unset), and a
     backprop that adds the offset's gradient to the parameter's gradient (W starts at zero

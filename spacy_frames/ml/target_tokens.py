@@ -14,6 +14,7 @@ token of the window (tens per target), not per candidate row.
 The parameters (`tt_W`, `tt_b`, `tt_rel`) live on the FE scorer model (serialized and
 stepped with it); `pairs` is the per-batch plan, `forward` the features and backprop.
 """
+
 from typing import Callable, List, NamedTuple, Tuple
 
 import numpy
@@ -41,7 +42,9 @@ class Pairs(NamedTuple):
 def init_params(model: Model, n_in: int, width: int) -> None:
     rng = numpy.random.default_rng(1)
     if not model.has_param("tt_W"):
-        model.set_param("tt_W", model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(2 * n_in), (width, 2 * n_in)).astype("f")))
+        model.set_param(
+            "tt_W", model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(2 * n_in), (width, 2 * n_in)).astype("f"))
+        )
         model.set_param("tt_b", model.ops.alloc1f(width))
         model.set_param("tt_rel", model.ops.asarray2f(rng.normal(0, 0.1, (N_REL, width)).astype("f")))
 
@@ -112,14 +115,22 @@ def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tup
     return feats, backprop
 
 
-def batch_pairs(per_doc: List[Tuple[numpy.ndarray, ...]], token_index: List[numpy.ndarray], target_index: List[numpy.ndarray]) -> Pairs:
+def batch_pairs(
+    per_doc: List[Tuple[numpy.ndarray, ...]], token_index: List[numpy.ndarray], target_index: List[numpy.ndarray]
+) -> Pairs:
     """The batch's Pairs from each doc's `doc_pairs` and the pooled rows of its pairs'
     tokens and targets."""
     offsets = numpy.cumsum([0] + [len(p[0]) for p in per_doc])
     return Pairs(
         token=numpy.concatenate(token_index).astype("int64") if token_index else numpy.zeros(0, dtype="int64"),
         target=numpy.concatenate(target_index).astype("int64") if target_index else numpy.zeros(0, dtype="int64"),
-        rel=numpy.concatenate([rel_buckets(p[0], p[1], p[2]) for p in per_doc]) if per_doc else numpy.zeros(0, dtype="int64"),
-        row_start=numpy.concatenate([p[3] + o for p, o in zip(per_doc, offsets)]) if per_doc else numpy.zeros(0, dtype="int64"),
-        row_end=numpy.concatenate([p[4] + o for p, o in zip(per_doc, offsets)]) if per_doc else numpy.zeros(0, dtype="int64"),
+        rel=numpy.concatenate([rel_buckets(p[0], p[1], p[2]) for p in per_doc])
+        if per_doc
+        else numpy.zeros(0, dtype="int64"),
+        row_start=numpy.concatenate([p[3] + o for p, o in zip(per_doc, offsets)])
+        if per_doc
+        else numpy.zeros(0, dtype="int64"),
+        row_end=numpy.concatenate([p[4] + o for p, o in zip(per_doc, offsets)])
+        if per_doc
+        else numpy.zeros(0, dtype="int64"),
     )

@@ -6,6 +6,7 @@ thread pool can hang in its first parallel op (spaCy's docs: use spawn or
 `single_thread_in_forked_children()`, so forked workers run torch on one thread
 each, which is also what n_process wants: one core per worker.
 """
+
 import os
 import sys
 

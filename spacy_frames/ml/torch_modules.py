@@ -1,4 +1,5 @@
 """torch modules, imported only inside thinc builders and init functions."""
+
 import io
 import tempfile
 from pathlib import Path
@@ -86,7 +87,9 @@ def serialize_definition_encoder(module: DefinitionEncoder) -> bytes:
         module.tokenizer.save_pretrained(tmp)
         files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
     if getattr(module, "weights_stored_elsewhere", False):
-        return srsly.msgpack_dumps({"files": files, "state": b"", "max_length": module.max_length, "weights": "elsewhere"})
+        return srsly.msgpack_dumps(
+            {"files": files, "state": b"", "max_length": module.max_length, "weights": "elsewhere"}
+        )
     buffer = io.BytesIO()
     torch.save(module.state_dict(), buffer)
     return srsly.msgpack_dumps({"files": files, "state": buffer.getvalue(), "max_length": module.max_length})

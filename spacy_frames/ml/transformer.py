@@ -13,6 +13,7 @@ Also here: the components' own encoder copies over texts (`build_text_encoder`):
 frame_identifier's frame-definition encoder and frame_inducer's masked-target encoder;
 and `cap_wordpieces`, which keeps every window within the encoder's positions.
 """
+
 import os
 from pathlib import Path
 from typing import Callable, List, Optional
@@ -24,7 +25,12 @@ from thinc.types import Floats2d
 
 CONFIG_FILE = "config.json"
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model", "vocab.json")
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+WEIGHT_FILES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "model.safetensors.index.json",
+    "pytorch_model.bin.index.json",
+)
 FETCH_HINT = (
     "Fetch the default encoder with `spacy project run assets` (or "
     "`python -m spacy_frames fetch-assets project.yml`), or point `paths.encoder` "
@@ -80,10 +86,10 @@ def check_encoder(name: str) -> str:
 def build_transformer_model(
     name: str,
     get_spans: Callable,
-    tokenizer_config: dict = {},
-    transformer_config: dict = {},
+    tokenizer_config: dict = {},  # noqa: B006 (config default, never mutated)
+    transformer_config: dict = {},  # noqa: B006 (config default, never mutated)
     mixed_precision: bool = False,
-    grad_scaler_config: dict = {},
+    grad_scaler_config: dict = {},  # noqa: B006 (config default, never mutated)
 ) -> Model[List[Doc], "FullTransformerBatch"]:  # noqa: F821
     """spacy-transformers.TransformerModel.v3 whose init first checks the encoder.
 

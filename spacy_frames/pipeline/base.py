@@ -12,6 +12,7 @@ A file that cannot be read (missing, truncated, corrupted) raises `ModelDataErro
 naming the file and saying to reinstall or retrain, instead of msgpack's or torch's
 bare message.
 """
+
 from pathlib import Path
 from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -145,7 +146,9 @@ class FramesPipe(TrainablePipe):
 
     def finish_update(self, sgd: Optimizer) -> None:
         """Step the model's parameters with `sgd` (see `finish_update_params`)."""
-        finish_update_params(self.model, sgd, skipped=self._tied_wrapper(), lr_scales=self._lr_scales(), fresh=self._fresh_params())
+        finish_update_params(
+            self.model, sgd, skipped=self._tied_wrapper(), lr_scales=self._lr_scales(), fresh=self._fresh_params()
+        )
 
     def _tied_wrapper(self) -> Optional[Model]:
         """A wrapper of the model that runs the shared transformer's torch module."""
@@ -192,7 +195,10 @@ class FramesPipe(TrainablePipe):
         return util.to_bytes(serialize, exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        deserialize = {"cfg": lambda b: self._set_cfg(srsly.json_loads(b)), "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude)}
+        deserialize = {
+            "cfg": lambda b: self._set_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+        }
         deserialize.update({key: io[1] for key, io in self._extra_state().items()})
         deserialize["model"] = self._load_model_bytes
         try:
@@ -205,13 +211,19 @@ class FramesPipe(TrainablePipe):
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
         self._before_save()
-        serialize = {"cfg": lambda p: srsly.write_json(p, self.cfg), "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude)}
+        serialize = {
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+        }
         serialize.update({key: io[2] for key, io in self._extra_state().items()})
         serialize["model"] = lambda p: self.model.to_disk(p)
         util.to_disk(path, serialize, exclude)
 
     def from_disk(self, path, *, exclude=tuple()):
-        deserialize = {"cfg": lambda p: self._set_cfg(srsly.read_json(p)), "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude)}
+        deserialize = {
+            "cfg": lambda p: self._set_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+        }
         deserialize.update({key: io[3] for key, io in self._extra_state().items()})
         deserialize["model"] = self._load_model_file
         util.from_disk(path, {key: _reading(reader) for key, reader in deserialize.items()}, exclude)
@@ -277,7 +289,9 @@ def finish_update_params(
                 consume_grad(node, name)
 
 
-def consecutive_chunks(sizes: Sequence[int], max_items: int, max_size: Optional[int] = None, padded: bool = False) -> List[range]:
+def consecutive_chunks(
+    sizes: Sequence[int], max_items: int, max_size: Optional[int] = None, padded: bool = False
+) -> List[range]:
     """Runs of consecutive indices of `sizes`, each with at most `max_items` items and a
     size of at most `max_size` (default: `max_items`, sizes then counting items): the sum
     of its sizes, or with `padded` its item count times its largest size (a batch padded to

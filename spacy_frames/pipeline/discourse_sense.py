@@ -17,6 +17,7 @@ when it sets them, else a punctuation rule). Output: `doc._.discourse_relations`
 one dict per pair: {"arg1": [start_char, end_char], "arg2": [...], "sense": the finest
 sense path, "level1": "Expansion", "level2": "Expansion.Level-of-detail", "score": p}.
 """
+
 import warnings
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -116,9 +117,19 @@ def make_discourse_sense(
     scorer (Optional[Callable]): scoring method.
     """
     return DiscourseSense(
-        nlp.vocab, model, name, args_key=args_key, head_weights=head_weights, contrastive_weight=contrastive_weight,
-        augmented_weight=augmented_weight, contrastive=contrastive, max_pairs_per_batch=max_pairs_per_batch,
-        decoding=decoding, separator=separator, suggester=suggester, scorer=scorer,
+        nlp.vocab,
+        model,
+        name,
+        args_key=args_key,
+        head_weights=head_weights,
+        contrastive_weight=contrastive_weight,
+        augmented_weight=augmented_weight,
+        contrastive=contrastive,
+        max_pairs_per_batch=max_pairs_per_batch,
+        decoding=decoding,
+        separator=separator,
+        suggester=suggester,
+        scorer=scorer,
     )
 
 
@@ -148,7 +159,9 @@ class DiscourseSense(CfgLabels, FramesPipe):
         scorer: Optional[Callable] = None,
     ) -> None:
         if len(head_weights) != len(HEADS) or any(w < 0 for w in head_weights) or not any(head_weights):
-            raise ValueError(f"[{name}] head_weights: three weights >= 0 (level 1, level 2, finest), not all 0; got {list(head_weights)}")
+            raise ValueError(
+                f"[{name}] head_weights: three weights >= 0 (level 1, level 2, finest), not all 0; got {list(head_weights)}"
+            )
         if contrastive_weight < 0:
             raise ValueError(f"[{name}] contrastive_weight must be >= 0, got {contrastive_weight}")
         if decoding not in DECODINGS:
@@ -188,12 +201,18 @@ class DiscourseSense(CfgLabels, FramesPipe):
         """Class lists of the three heads and, per finest sense, its rows in each head."""
         if self._tables is None:
             h = self.hierarchy
-            labels = sorted(self.cfg["labels"], key=lambda s: (h.leaves + h.level2).index(s) if s in h.leaves + h.level2 else 999)
+            labels = sorted(
+                self.cfg["labels"], key=lambda s: (h.leaves + h.level2).index(s) if s in h.leaves + h.level2 else 999
+            )
             level1 = [s for s in h.level1 if any(h.l1(x) == s for x in labels)]
             level2 = [s for s in h.level2 if any(h.l2(x) == s for x in labels)]
             self._tables = {
-                "level1": level1, "level2": level2, "leaf": labels,
-                "rows": numpy.array([[level1.index(h.l1(x)), level2.index(h.l2(x)), i] for i, x in enumerate(labels)], dtype="int64").reshape(-1, 3),
+                "level1": level1,
+                "level2": level2,
+                "leaf": labels,
+                "rows": numpy.array(
+                    [[level1.index(h.l1(x)), level2.index(h.l2(x)), i] for i, x in enumerate(labels)], dtype="int64"
+                ).reshape(-1, 3),
             }
         return self._tables
 
@@ -208,8 +227,11 @@ class DiscourseSense(CfgLabels, FramesPipe):
         key = self.cfg["args_key"]
         if not self._warned_args and any(doc.spans.get(key) and given_pair(doc, key) is None for doc in docs):
             n = next(len(doc.spans[key]) for doc in docs if doc.spans.get(key) and given_pair(doc, key) is None)
-            warnings.warn(f"[{self.name}] doc.spans['{key}'] should hold two non-empty spans [Arg1, Arg2], "
-                          f"not {n}: classifying adjacent sentences instead.")
+            warnings.warn(
+                f"[{self.name}] doc.spans['{key}'] should hold two non-empty spans [Arg1, Arg2], "
+                f"not {n}: classifying adjacent sentences instead.",
+                stacklevel=2,
+            )
             self._warned_args = True
         return suggested_pairs(docs, self.suggester(docs, ops=self.model.ops, args_key=key))
 
@@ -233,7 +255,9 @@ class DiscourseSense(CfgLabels, FramesPipe):
             sizes = wordpiece_counts(self.model, [d.text for d in pair_docs])
             sizes = [len(d.text) for d in pair_docs] if sizes is None else sizes
             order = sorted(range(len(flat)), key=sizes.__getitem__)
-            for piece in consecutive_chunks([sizes[i] for i in order], max_pairs, max_pairs * WORDPIECES_PER_PAIR, padded=True):
+            for piece in consecutive_chunks(
+                [sizes[i] for i in order], max_pairs, max_pairs * WORDPIECES_PER_PAIR, padded=True
+            ):
                 chosen = [order[i] for i in piece]
                 inputs = ([pair_docs[i] for i in chosen], [[tuple(pair_docs[i].spans[key])] for i in chosen])
                 self._classify(inputs, flat, chosen, relations)
@@ -272,7 +296,7 @@ class DiscourseSense(CfgLabels, FramesPipe):
         tables = self.tables
         rows = tables["rows"]
         per_head = {}
-        for h, (head, weight) in enumerate(zip(HEADS, self.cfg["head_weights"])):
+        for h, (_head, weight) in enumerate(zip(HEADS, self.cfg["head_weights"])):
             if weight <= 0:
                 continue
             scores = self.model.ops.to_numpy(logits[h]).astype("float64")
@@ -298,8 +322,14 @@ class DiscourseSense(CfgLabels, FramesPipe):
         h = self.hierarchy
         if self.cfg["head_weights"][2] <= 0:  # finest head untrained: level 2 is as fine as it gets
             sense = h.l2(sense)
-        return {"arg1": [arg1.start_char, arg1.end_char], "arg2": [arg2.start_char, arg2.end_char],
-                "sense": sense, "level1": h.l1(sense), "level2": h.l2(sense), "score": round(score, 6)}
+        return {
+            "arg1": [arg1.start_char, arg1.end_char],
+            "arg2": [arg2.start_char, arg2.end_char],
+            "sense": sense,
+            "level1": h.l1(sense),
+            "level2": h.l2(sense),
+            "score": round(score, 6),
+        }
 
     def set_annotations(self, docs: Iterable[Doc], relations: List[List[Dict[str, Any]]]) -> None:
         for doc, doc_relations in zip(docs, relations):
@@ -384,10 +414,14 @@ class DiscourseSense(CfgLabels, FramesPipe):
                 for sense in (gold or {}).get("senses", []):
                     self.add_label(sense)
         if not self.cfg["labels"]:
-            raise ValueError(f"[{self.name}] no discourse senses in the training examples (doc._.discourse_gold): nothing to learn.")
+            raise ValueError(
+                f"[{self.name}] no discourse senses in the training examples (doc._.discourse_gold): nothing to learn."
+            )
         sample = [eg.predicted for eg in islice(get_examples(), 10)]
         self._check_separator(sample)
-        sample = [doc for doc in sample if self.pairs(doc)] or [Doc(self.vocab, words=["a", ".", "b", "."], sent_starts=[True, False, True, False])]
+        sample = [doc for doc in sample if self.pairs(doc)] or [
+            Doc(self.vocab, words=["a", ".", "b", "."], sent_starts=[True, False, True, False])
+        ]
         tables = self.tables
         set_head_sizes(self.model, (len(tables["level1"]), len(tables["level2"]), len(tables["leaf"])))
         self.model.initialize(X=(sample, [self.pairs(doc)[:1] for doc in sample]))
@@ -402,8 +436,10 @@ class DiscourseSense(CfgLabels, FramesPipe):
                 continue
             between = doc.text[args[0].end_char : args[1].start_char]
             if (separator not in between) if separator else False:
-                raise ValueError(f"[{self.name}] separator is {separator!r} but the training reader puts {between.strip()!r} between "
-                                 f"the arguments: set the reader's `separator` to the component's.")
+                raise ValueError(
+                    f"[{self.name}] separator is {separator!r} but the training reader puts {between.strip()!r} between "
+                    f"the arguments: set the reader's `separator` to the component's."
+                )
 
     # -- serialization (pipeline/base.py): cfg, vocab, model ---------------------------
     def _set_cfg(self, data: Dict[str, Any]) -> None:
@@ -424,7 +460,9 @@ def pair_doc(vocab: Vocab, arg1: Span, arg2: Span, separator: str, key: str = AR
     """A Doc "Arg1 SEP Arg2" holding the two arguments as doc.spans[ARGS_KEY] (the input
     of a pair encoded on its own; the relation keeps the original spans' offsets)."""
     words = [t.text for t in arg1] + [separator] + [t.text for t in arg2]
-    spaces = [bool(t.whitespace_) for t in arg1][:-1] + [True, True] + [bool(t.whitespace_) for t in arg2][:-1] + [False]
+    spaces = (
+        [bool(t.whitespace_) for t in arg1][:-1] + [True, True] + [bool(t.whitespace_) for t in arg2][:-1] + [False]
+    )
     doc = Doc(vocab, words=words, spaces=spaces)
     doc.spans[key] = [Span(doc, 0, len(arg1), label="Arg1"), Span(doc, len(arg1) + 1, len(words), label="Arg2")]
     return doc

@@ -20,6 +20,7 @@ Training reads the gold frames of `targets_key` (teacher forcing, as open-sesame
 argument identification trains on gold frames) and the gold FEs of `fe_key`; docs
 without gold targets are skipped.
 """
+
 import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -76,7 +77,12 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "negative_fraction": 1.0,
         "head_lr_scale": 1.0,
         "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
-        "suggester": {"@misc": "spacy-frames.fe_candidate_suggester.v1", "max_ngram": 4, "window": 30, "subtrees": True},
+        "suggester": {
+            "@misc": "spacy-frames.fe_candidate_suggester.v1",
+            "max_ngram": 4,
+            "window": 30,
+            "subtrees": True,
+        },
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
     },
     default_score_weights={"fe_f": 1.0, "fe_p": 0.0, "fe_r": 0.0, "fe_core_f": None, "fe_noncore_f": None},
@@ -126,9 +132,23 @@ def make_frame_elements(
     scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
     """
     return FrameElements(
-        nlp.vocab, model, name, spans_key=spans_key, fe_key=fe_key, targets_key=targets_key,
-        encoder_component=encoder_component, fe_queries=fe_queries, label_init=label_init, decoding=decoding, use_excludes=use_excludes, threshold=threshold,
-        negative_fraction=negative_fraction, head_lr_scale=head_lr_scale, loss=loss, suggester=suggester, scorer=scorer,
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        fe_key=fe_key,
+        targets_key=targets_key,
+        encoder_component=encoder_component,
+        fe_queries=fe_queries,
+        label_init=label_init,
+        decoding=decoding,
+        use_excludes=use_excludes,
+        threshold=threshold,
+        negative_fraction=negative_fraction,
+        head_lr_scale=head_lr_scale,
+        loss=loss,
+        suggester=suggester,
+        scorer=scorer,
     )
 
 
@@ -170,11 +190,21 @@ class FrameElements(FramesPipe):
         if fe_queries not in FE_QUERIES:
             raise ValueError(f"frame_elements: fe_queries must be one of {FE_QUERIES}, got {fe_queries!r}")
         if (fe_queries == "labels") != bool(model.attrs.get("learn_fe_vectors", False)):
-            raise ValueError("frame_elements: fe_queries = \"labels\" needs a model with learn_fe_vectors = true, and only it")
+            raise ValueError(
+                'frame_elements: fe_queries = "labels" needs a model with learn_fe_vectors = true, and only it'
+            )
         cfg: Dict[str, Any] = {
-            "spans_key": spans_key, "fe_key": fe_key, "targets_key": targets_key, "encoder_component": encoder_component,
-            "fe_queries": fe_queries, "label_init": label_init, "decoding": decoding, "use_excludes": use_excludes, "threshold": threshold,
-            "negative_fraction": negative_fraction, "head_lr_scale": head_lr_scale,
+            "spans_key": spans_key,
+            "fe_key": fe_key,
+            "targets_key": targets_key,
+            "encoder_component": encoder_component,
+            "fe_queries": fe_queries,
+            "label_init": label_init,
+            "decoding": decoding,
+            "use_excludes": use_excludes,
+            "threshold": threshold,
+            "negative_fraction": negative_fraction,
+            "head_lr_scale": head_lr_scale,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
@@ -234,7 +264,9 @@ class FrameElements(FramesPipe):
         with `encode` (frame_identifier's `encode_texts`) into a new FE table, no retraining."""
         keys, texts = self._fe_texts(inventory, inventory.names)
         if not keys:
-            raise ValueError(f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data.")
+            raise ValueError(
+                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
+            )
         if self._by_label:
             self._set_label_rows(keys, texts, encode)
         else:
@@ -243,7 +275,9 @@ class FrameElements(FramesPipe):
         self.inventory = inventory
         self._index_table()
 
-    def _set_label_rows(self, keys: Sequence[Tuple[str, str]], texts: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
+    def _set_label_rows(
+        self, keys: Sequence[Tuple[str, str]], texts: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]
+    ) -> None:
         """fe_queries = "labels": one learned vector per FE name (shared by every frame
         with that FE); vectors of names already known are kept. A new name starts random
         (label_init = "random") or as the mean of its definitions' vectors ("definitions":
@@ -270,7 +304,14 @@ class FrameElements(FramesPipe):
         set_fe_vectors(self.model, vectors)
         self.fe_table = [("*", n) for n in names]
 
-    def add_frame(self, name: str, definition: str, frame_elements: Sequence[Any], encode: Callable[[Sequence[str]], numpy.ndarray], **kwargs) -> None:
+    def add_frame(
+        self,
+        name: str,
+        definition: str,
+        frame_elements: Sequence[Any],
+        encode: Callable[[Sequence[str]], numpy.ndarray],
+        **kwargs,
+    ) -> None:
         """Add a frame with its FEs (FEDef or dicts) at run time; `encode` is frame_identifier's
         `encode_texts`. Other keyword arguments go to `FrameInventory.add_frame`."""
         if name in self.inventory:
@@ -281,7 +322,10 @@ class FrameElements(FramesPipe):
             self._set_label_rows(keys, texts, encode)
         elif keys:
             old = self.model.get_param("fe_vectors")
-            set_fe_vectors(self.model, numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]))
+            set_fe_vectors(
+                self.model,
+                numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
+            )
             self.fe_table.extend(keys)
         self._index_table()
 
@@ -289,11 +333,13 @@ class FrameElements(FramesPipe):
         if not self.fe_table or not self.model.has_param("fe_vectors"):
             raise ValueError(
                 f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
-                "([initialize.components.frame_elements.frames] @misc = \"spacy-frames.frame_inventory.v1\")."
+                '([initialize.components.frame_elements.frames] @misc = "spacy-frames.frame_inventory.v1").'
             )
 
     # -- candidates ------------------------------------------------------------------------
-    def _targets_and_rows(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], List[numpy.ndarray], List[List[Tuple[int, int]]]]:
+    def _targets_and_rows(
+        self, docs: List[Doc], key: str
+    ) -> Tuple[List[List[Span]], List[numpy.ndarray], List[List[Tuple[int, int]]]]:
         """Per doc: its targets with known frames that have FEs, the candidate rows of all
         of them ((n, 4) ints; a target repeated at the same offsets gets its own copy of the
         rows), and per target the [first, last) range of its rows."""
@@ -328,7 +374,10 @@ class FrameElements(FramesPipe):
             return True
         if frame not in self.inventory and frame not in self._warned:
             self._warned.add(frame)
-            warnings.warn(f"[{self.name}] frame '{frame}' is not in the frame inventory: its targets get no frame elements.")
+            warnings.warn(
+                f"[{self.name}] frame '{frame}' is not in the frame inventory: its targets get no frame elements.",
+                stacklevel=2,
+            )
         return False
 
     def _options_of(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]) -> List[List[int]]:
@@ -345,7 +394,13 @@ class FrameElements(FramesPipe):
         self._require_table()
         targets, rows, ranges = self._targets_and_rows(docs, self.cfg["spans_key"])
         options = self._options_of(targets, ranges)
-        return {"targets": targets, "rows": rows, "ranges": ranges, "options": options, "scores": self._scores(docs, rows, options)}
+        return {
+            "targets": targets,
+            "rows": rows,
+            "ranges": ranges,
+            "options": options,
+            "scores": self._scores(docs, rows, options),
+        }
 
     def _scores(self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]]) -> numpy.ndarray:
         """(n_rows, most options) scores, from model calls of at most MAX_ROWS rows (docs
@@ -382,7 +437,9 @@ class FrameElements(FramesPipe):
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         temperature = getattr(self.loss, "temperature", 1.0)
         scores, options, offset = predictions["scores"], predictions["options"], 0
-        for doc, doc_targets, doc_rows_, doc_ranges in zip(docs, predictions["targets"], predictions["rows"], predictions["ranges"]):
+        for doc, doc_targets, doc_rows_, doc_ranges in zip(
+            docs, predictions["targets"], predictions["rows"], predictions["ranges"]
+        ):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
             for target, (first, last) in zip(doc_targets, doc_ranges):
                 if last == first:
@@ -392,7 +449,12 @@ class FrameElements(FramesPipe):
                 # the gain over "no FE" beyond the threshold: the decoders keep positive gains
                 gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
                 cands = [
-                    (int(doc_rows_[first + r][2]), int(doc_rows_[first + r][3]), self.fe_table[opts[j + 1] - 1][1], float(gains[r, j]))
+                    (
+                        int(doc_rows_[first + r][2]),
+                        int(doc_rows_[first + r][3]),
+                        self.fe_table[opts[j + 1] - 1][1],
+                        float(gains[r, j]),
+                    )
                     for r, j in zip(*numpy.nonzero(gains > 0))
                 ]
                 for start, end, label, _ in decode(cands, self.cfg["decoding"], self.frame_excludes(target.label_)):
@@ -408,7 +470,9 @@ class FrameElements(FramesPipe):
         # the predicted docs' own groups (which other components read) stay as they are
         for eg in examples:
             gold = (align_target(t, eg.predicted) for t in eg.reference.spans.get(self.cfg["targets_key"], []))
-            eg.predicted.spans[GOLD_FRAMES_KEY] = SpanGroup(eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None])
+            eg.predicted.spans[GOLD_FRAMES_KEY] = SpanGroup(
+                eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None]
+            )
         try:
             targets, rows, ranges = self._targets_and_rows(docs, GOLD_FRAMES_KEY)
         finally:
@@ -442,7 +506,11 @@ class FrameElements(FramesPipe):
         kept_rows, offset = [], 0
         for doc_rows_ in rows:
             doc_keep = keep[offset : offset + len(doc_rows_)]
-            kept_rows.append(doc_rows_[doc_keep] if isinstance(doc_rows_, numpy.ndarray) else [row for row, k in zip(doc_rows_, doc_keep) if k])
+            kept_rows.append(
+                doc_rows_[doc_keep]
+                if isinstance(doc_rows_, numpy.ndarray)
+                else [row for row, k in zip(doc_rows_, doc_keep) if k]
+            )
             offset += len(doc_rows_)
         return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep]
 
@@ -484,17 +552,24 @@ class FrameElements(FramesPipe):
         inventory = frames() if frames is not None else encoder.inventory
         self.set_inventory(inventory, encoder.encode_texts)
         unknown = {
-            fe.label_ for eg in get_examples() for fe in eg.reference.spans.get(self.cfg["fe_key"], [])
+            fe.label_
+            for eg in get_examples()
+            for fe in eg.reference.spans.get(self.cfg["fe_key"], [])
             if fe._.fe_frame in inventory and fe.label_ not in inventory.fe_names(fe._.fe_frame)
         }
         if unknown:
-            warnings.warn(f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: {sorted(unknown)[:10]}")
+            warnings.warn(
+                f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: {sorted(unknown)[:10]}",
+                stacklevel=2,
+            )
         self.model.initialize(X=(sample, [[] for _ in sample], []))
 
     def _encoder_component(self, nlp: Optional[Language]):
         name = self.cfg["encoder_component"]
         if nlp is None:
-            raise ValueError(f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'s definition encoder.")
+            raise ValueError(
+                f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'s definition encoder."
+            )
         # nlp.components: a disabled or sourced component still lends its encoder
         found = dict(nlp.components).get(name)
         if found is None or not hasattr(found, "encode_texts"):
@@ -524,4 +599,3 @@ class FrameElements(FramesPipe):
                 lambda p: table_from(srsly.read_msgpack(p)),
             ),
         }
-

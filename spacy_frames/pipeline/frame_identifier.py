@@ -13,6 +13,7 @@ Training is coarse-to-fine, one spaCy config per stage:
   the gold frame's Inheritance siblings and random frames, padded to
   `n_negatives` (stage 2).
 """
+
 import random
 from itertools import islice
 from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -37,7 +38,13 @@ from ..ml.frame_identifier import FRAME_MEMORY
 from ..ml.layers import l2_normalize, offset_rows
 from ..scoring.frames import score_frame_identification
 from ..suggesters import suggested_spans
-from ..suggesters.frames import TargetBatch, build_frame_target_suggester, detection_examples, gold_targets, target_batch
+from ..suggesters.frames import (
+    TargetBatch,
+    build_frame_target_suggester,
+    detection_examples,
+    gold_targets,
+    target_batch,
+)
 from .base import FramesPipe, default_tok2vec_config
 from .frame_memory import parse_rule, predict_memory
 from .sharing import skip_batch, tie_to_transformer
@@ -86,8 +93,15 @@ OBJECTIVES = ("in_batch", "in_candidate")
         "scorer": {"@scorers": "spacy-frames.frame_identifier_scorer.v1"},
     },
     default_score_weights={
-        "frame_overall": 1.0, "frame_acc": None, "frame_r1": None, "frame_r3": None, "frame_r5": None,
-        "frame_acc_ambiguous": None, "target_p": None, "target_r": None, "target_f": None,
+        "frame_overall": 1.0,
+        "frame_acc": None,
+        "frame_r1": None,
+        "frame_r3": None,
+        "frame_r5": None,
+        "frame_acc_ambiguous": None,
+        "target_p": None,
+        "target_r": None,
+        "target_f": None,
     },
 )
 def make_frame_identifier(
@@ -149,11 +163,28 @@ def make_frame_identifier(
     scorer (Optional[Callable]): scoring method.
     """
     return FrameIdentifier(
-        nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, top_k=top_k, lexicon_filter=lexicon_filter,
-        threshold=threshold, oov_threshold=oov_threshold, oov_pos=oov_pos, objective=objective, n_negatives=n_negatives,
-        train_frame_encoder=train_frame_encoder, share_frame_encoder=share_frame_encoder, frame_memory=frame_memory,
-        frame_memory_lr_scale=frame_memory_lr_scale, new_frame_memory=new_frame_memory, loss=loss, detection_loss=detection_loss,
-        detection_weight=detection_weight, suggester=suggester, scorer=scorer,
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        targets_key=targets_key,
+        top_k=top_k,
+        lexicon_filter=lexicon_filter,
+        threshold=threshold,
+        oov_threshold=oov_threshold,
+        oov_pos=oov_pos,
+        objective=objective,
+        n_negatives=n_negatives,
+        train_frame_encoder=train_frame_encoder,
+        share_frame_encoder=share_frame_encoder,
+        frame_memory=frame_memory,
+        frame_memory_lr_scale=frame_memory_lr_scale,
+        new_frame_memory=new_frame_memory,
+        loss=loss,
+        detection_loss=detection_loss,
+        detection_weight=detection_weight,
+        suggester=suggester,
+        scorer=scorer,
     )
 
 
@@ -196,10 +227,22 @@ class FrameIdentifier(FramesPipe):
             raise ValueError(f"frame_identifier: objective must be one of {OBJECTIVES}, got {objective!r}")
         parse_rule(new_frame_memory)
         cfg: Dict[str, Any] = {
-            "spans_key": spans_key, "targets_key": targets_key, "top_k": top_k, "lexicon_filter": lexicon_filter,
-            "threshold": threshold, "oov_threshold": oov_threshold, "oov_pos": list(oov_pos), "overlapping_candidates": overlapping_candidates, "objective": objective,
-            "n_negatives": n_negatives, "train_frame_encoder": train_frame_encoder, "share_frame_encoder": share_frame_encoder,
-            "frame_memory": frame_memory, "frame_memory_lr_scale": frame_memory_lr_scale, "new_frame_memory": new_frame_memory, "detection_weight": detection_weight,
+            "spans_key": spans_key,
+            "targets_key": targets_key,
+            "top_k": top_k,
+            "lexicon_filter": lexicon_filter,
+            "threshold": threshold,
+            "oov_threshold": oov_threshold,
+            "oov_pos": list(oov_pos),
+            "overlapping_candidates": overlapping_candidates,
+            "objective": objective,
+            "n_negatives": n_negatives,
+            "train_frame_encoder": train_frame_encoder,
+            "share_frame_encoder": share_frame_encoder,
+            "frame_memory": frame_memory,
+            "frame_memory_lr_scale": frame_memory_lr_scale,
+            "new_frame_memory": new_frame_memory,
+            "detection_weight": detection_weight,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else InfoNCE(0.07)
@@ -224,7 +267,9 @@ class FrameIdentifier(FramesPipe):
     def frame_text(self, name: str) -> str:
         return f"{name} | {self.inventory.definition(name)}"
 
-    def add_frame(self, name: str, definition: str, lexical_units: Iterable[str] = (), parents: Iterable[str] = ()) -> None:
+    def add_frame(
+        self, name: str, definition: str, lexical_units: Iterable[str] = (), parents: Iterable[str] = ()
+    ) -> None:
         """Add a frame at run time: its definition is encoded and indexed, no retraining."""
         if not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
@@ -243,7 +288,7 @@ class FrameIdentifier(FramesPipe):
         if not len(self.inventory):
             raise ValueError(
                 f"[{self.name}] has no frames: initialize it with a frame inventory "
-                "([initialize.components.frame_identifier.frames] @misc = \"spacy-frames.frame_inventory.v1\")."
+                '([initialize.components.frame_identifier.frames] @misc = "spacy-frames.frame_inventory.v1").'
             )
 
     # -- targets ----------------------------------------------------------------------------
@@ -251,14 +296,26 @@ class FrameIdentifier(FramesPipe):
         """The suggester's targets (by default: preset targets where the doc has them, else
         lexicon and out-of-lexicon candidates) with their lexical units."""
         docs = list(docs)
-        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=self.cfg["targets_key"],
-                                   oov_pos=self.cfg["oov_pos"], overlapping=self.cfg.get("overlapping_candidates", False))
+        suggested = self.suggester(
+            docs,
+            ops=self.model.ops,
+            lexicon=self.lexicon,
+            targets_key=self.cfg["targets_key"],
+            oov_pos=self.cfg["oov_pos"],
+            overlapping=self.cfg.get("overlapping_candidates", False),
+        )
         return target_batch(docs, suggested, self.lexicon, self.cfg["targets_key"])
 
     def candidates(self, docs: List[Doc]) -> List[List[Span]]:
         """The suggester's candidates without preset targets (the detector's negatives)."""
-        suggested = self.suggester(docs, ops=self.model.ops, lexicon=self.lexicon, targets_key=None, oov_pos=self.cfg["oov_pos"],
-                                   overlapping=self.cfg.get("overlapping_candidates", False))
+        suggested = self.suggester(
+            docs,
+            ops=self.model.ops,
+            lexicon=self.lexicon,
+            targets_key=None,
+            oov_pos=self.cfg["oov_pos"],
+            overlapping=self.cfg.get("overlapping_candidates", False),
+        )
         return suggested_spans(docs, suggested)
 
     # -- prediction ---------------------------------------------------------------------
@@ -283,8 +340,10 @@ class FrameIdentifier(FramesPipe):
             scores, ids = self.index.search(vectors, top_k)
         offset = 0
         for doc, spans, lus, preset in zip(batch.docs, batch.spans, batch.lexical_units, batch.preset):
-            group = SpanGroup(doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": [], "target_probs": []})
-            doc_probs = probs[offset:offset + len(spans)] if probs is not None else []
+            group = SpanGroup(
+                doc, name=self.cfg["spans_key"], attrs={"scores": [], "n_candidates": [], "target_probs": []}
+            )
+            doc_probs = probs[offset : offset + len(spans)] if probs is not None else []
             keep = [True] * len(spans) if preset else self.detected(spans, lus, doc_probs)
             for i, (span, lu) in enumerate(zip(spans, lus)):
                 row = offset + i
@@ -325,7 +384,9 @@ class FrameIdentifier(FramesPipe):
             keep = [float(s) >= self.cfg["threshold"] for s in scores]
         else:
             scores = probs
-            keep = [float(p) >= (self.cfg["threshold"] if k else self.cfg["oov_threshold"]) for p, k in zip(probs, known)]
+            keep = [
+                float(p) >= (self.cfg["threshold"] if k else self.cfg["oov_threshold"]) for p, k in zip(probs, known)
+            ]
         return resolve_overlaps(spans, [float(s) for s in scores], keep)
 
     # -- frame vectors ------------------------------------------------------------------
@@ -356,7 +417,9 @@ class FrameIdentifier(FramesPipe):
         if memory is not None and names:
             old = dict(zip(self.index.names, memory))
             source = carried if carried is not None else {n: n for n in names}
-            residual = numpy.stack([old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32")) for n in names])
+            residual = numpy.stack(
+                [old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32")) for n in names]
+            )
             if carried is not None:  # a swapped-in inventory: its frames without memory (zero rows) get one
                 residual = predict_memory(base, residual, ~residual.any(axis=1), self.cfg["new_frame_memory"])
         self.index.build(names, base, residual)
@@ -403,7 +466,9 @@ class FrameIdentifier(FramesPipe):
             start += len(doc_spans)
         gold_rows = numpy.asarray(gold_rows, dtype="i")
         gold_vectors = targets[gold_rows]
-        loss, d_gold, d_frames = contrastive_scores_loss(self.model.ops, self.loss, gold_vectors, frame_vecs, frames, columns, candidates)
+        loss, d_gold, d_frames = contrastive_scores_loss(
+            self.model.ops, self.loss, gold_vectors, frame_vecs, frames, columns, candidates
+        )
         d_targets = self.model.ops.alloc2f(*targets.shape)
         if len(gold_rows):
             d_targets[gold_rows] = d_gold
@@ -463,7 +528,9 @@ class FrameIdentifier(FramesPipe):
         unknown = set()
         for eg in get_examples():
             if self.cfg["targets_key"] in eg.reference.spans:
-                unknown.update(s.label_ for s in eg.reference.spans[self.cfg["targets_key"]] if s.label_ not in self.inventory)
+                unknown.update(
+                    s.label_ for s in eg.reference.spans[self.cfg["targets_key"]] if s.label_ not in self.inventory
+                )
         if unknown:
             raise ValueError(
                 f"[{self.name}] training data uses {len(unknown)} frame(s) missing from the frame inventory: "
@@ -497,7 +564,9 @@ class FrameIdentifier(FramesPipe):
     def _share_frame_encoder(self, nlp: Language) -> None:
         """Make the frame encoder run the shared transformer's own torch module."""
         try:
-            tie_to_transformer(self.model.get_ref("frame_encoder").layers[0], nlp, self.name, self.model.get_ref("tok2vec"))
+            tie_to_transformer(
+                self.model.get_ref("frame_encoder").layers[0], nlp, self.name, self.model.get_ref("tok2vec")
+            )
         except ValueError as err:
             raise ValueError(f"share_frame_encoder: {err}") from None
         self._tied_to_transformer = True
@@ -544,8 +613,12 @@ class FrameIdentifier(FramesPipe):
                 lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
             ),
             "frame_index": (self.index.to_bytes, self.index.from_bytes, self.index.to_disk, self.index.from_disk),
-            "target_calibration": (self.target_calibration.to_bytes, self.target_calibration.from_bytes,
-                                   self.target_calibration.to_disk, self.target_calibration.from_disk),
+            "target_calibration": (
+                self.target_calibration.to_bytes,
+                self.target_calibration.from_bytes,
+                self.target_calibration.to_disk,
+                self.target_calibration.from_disk,
+            ),
         }
 
     def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:

@@ -18,6 +18,7 @@ Targets come from the suggester (`spacy-frames.predicate_suggester.v1`): the spa
 `doc.spans[spans_key]` (frame_identifier's output) when the doc has it, else of
 `doc.spans[targets_key]` (preset targets), whose part of speech is in `pos`.
 """
+
 import warnings
 from itertools import islice
 from pathlib import Path
@@ -126,9 +127,21 @@ def make_frame_inducer(
     scorer (Optional[Callable]): scoring method.
     """
     return FrameInducer(
-        nlp.vocab, model, name, spans_key=spans_key, targets_key=targets_key, pos=pos, alpha=alpha,
-        max_classes=max_classes, tie_mask_encoder=tie_mask_encoder, mask_in_training=mask_in_training,
-        assignment=assignment, class_lr_scale=class_lr_scale, loss=loss, suggester=suggester, scorer=scorer,
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        targets_key=targets_key,
+        pos=pos,
+        alpha=alpha,
+        max_classes=max_classes,
+        tie_mask_encoder=tie_mask_encoder,
+        mask_in_training=mask_in_training,
+        assignment=assignment,
+        class_lr_scale=class_lr_scale,
+        loss=loss,
+        suggester=suggester,
+        scorer=scorer,
     )
 
 
@@ -211,8 +224,13 @@ class FrameInducer(CfgLabels, FramesPipe):
     def batch_targets(self, docs: Sequence[Doc]) -> List[List[Span]]:
         """The suggester's targets of each doc."""
         docs = list(docs)
-        suggested = self.suggester(docs, ops=self.model.ops, spans_key=self.cfg["spans_key"], targets_key=self.cfg["targets_key"],
-                                   pos=self.cfg["pos"])
+        suggested = self.suggester(
+            docs,
+            ops=self.model.ops,
+            spans_key=self.cfg["spans_key"],
+            targets_key=self.cfg["targets_key"],
+            pos=self.cfg["pos"],
+        )
         return suggested_spans(docs, suggested, (self.cfg["spans_key"], self.cfg["targets_key"]))
 
     # -- embeddings --------------------------------------------------------------------
@@ -285,7 +303,8 @@ class FrameInducer(CfgLabels, FramesPipe):
             if any(targets) and not self._warned_no_centroids:
                 warnings.warn(
                     f"[{self.name}] has no cluster centroids: induced frames stay None. Fit them with "
-                    "`spacy-frames induce MODEL INPUT OUTPUT --store-centroids`."
+                    "`spacy-frames induce MODEL INPUT OUTPUT --store-centroids`.",
+                    stacklevel=2,
                 )
                 self._warned_no_centroids = True
             return
@@ -331,12 +350,18 @@ class FrameInducer(CfgLabels, FramesPipe):
         for c, frame in zip(clusters, frames if frames is not None else [None] * len(clusters)):
             if frame:
                 counts[names[c]][frame] += 1
-        self.cluster_labels = {name: (counts[name].most_common(1)[0][0] if counts[name] else None) for name in names.values()}
+        self.cluster_labels = {
+            name: (counts[name].most_common(1)[0][0] if counts[name] else None) for name in names.values()
+        }
         ids = [names[c] for c in clusters]
         self._set_senses(make_senses(vectors, ids, lemmas) if lemmas is not None else empty_senses())
         self.cluster_info = dict(
-            info or {}, n_clusters=len(order), n_instances=len(vectors), alpha=self.cfg["alpha"],
-            n_lemmas=len(self._sense_rows), n_senses=len(self.senses["clusters"]),
+            info or {},
+            n_clusters=len(order),
+            n_instances=len(vectors),
+            alpha=self.cfg["alpha"],
+            n_lemmas=len(self._sense_rows),
+            n_senses=len(self.senses["clusters"]),
         )
         return ids
 
@@ -472,7 +497,9 @@ class FrameInducer(CfgLabels, FramesPipe):
     # (`replace_listeners` copies the transformer into this component) they are saved once.
     def _before_save(self) -> None:
         mask_encoder = optional_ref(self.model, "mask_encoder")
-        once = mask_encoder is not None and store_tied_weights_once(mask_encoder.layers[0], self.model.get_ref("tok2vec"))
+        once = mask_encoder is not None and store_tied_weights_once(
+            mask_encoder.layers[0], self.model.get_ref("tok2vec")
+        )
         self.cfg["mask_encoder_weights"] = "tok2vec" if once else "own"
 
     def _after_model_load(self) -> None:
@@ -483,7 +510,12 @@ class FrameInducer(CfgLabels, FramesPipe):
 
     def _extra_state(self):
         return {
-            "centroids": (self.centroids.to_bytes, self.centroids.from_bytes, self.centroids.to_disk, self.centroids.from_disk),
+            "centroids": (
+                self.centroids.to_bytes,
+                self.centroids.from_bytes,
+                self.centroids.to_disk,
+                self.centroids.from_disk,
+            ),
             "clusters": (
                 lambda: srsly.json_dumps(self._clusters_dict()),
                 lambda b: self._set_clusters_dict(srsly.json_loads(b)),

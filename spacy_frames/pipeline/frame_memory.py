@@ -13,6 +13,7 @@ frames that have one:
   (penalty L) on the frames that have one;
 - "knn@K": the offsets of the K frames with the nearest definitions, weighted by cosine.
 """
+
 from typing import Tuple
 
 import numpy
@@ -24,9 +25,7 @@ def parse_rule(rule: str) -> Tuple[str, float]:
     """("ridge", 10.0) for "ridge@10"; raises a clear error for anything else."""
     kind, _, param = str(rule).partition("@")
     if kind not in NEW_FRAME_MEMORY_KINDS or (kind in ("ridge", "knn")) != bool(param):
-        raise ValueError(
-            f"new_frame_memory must be one of 'zero', 'mean', 'ridge@PENALTY', 'knn@K', got {rule!r}"
-        )
+        raise ValueError(f"new_frame_memory must be one of 'zero', 'mean', 'ridge@PENALTY', 'knn@K', got {rule!r}")
     try:
         value = float(param) if param else 0.0
     except ValueError:

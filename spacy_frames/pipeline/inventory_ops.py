@@ -9,6 +9,7 @@ elements with no retraining.
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
                            frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "..."}])
 """
+
 from typing import Any, Iterable
 
 from spacy.language import Language
@@ -19,7 +20,9 @@ from ..inventory.frames import FrameInventory
 def _identifier(nlp: Language):
     found = [proc for name, proc in nlp.components if nlp.get_pipe_meta(name).factory == "frame_identifier"]
     if not found:
-        raise ValueError(f"The pipeline has no frame_identifier (components: {nlp.component_names}): it encodes the definitions.")
+        raise ValueError(
+            f"The pipeline has no frame_identifier (components: {nlp.component_names}): it encodes the definitions."
+        )
     return found[0]
 
 
@@ -41,7 +44,9 @@ def add_frame(
             raise ValueError(f"[{proc.name}] frame '{name}' is already known")
     identifier.add_frame(name, definition, lexical_units=lexical_units, parents=parents)
     for proc in element_pipes:
-        proc.add_frame(name, definition, frame_elements, identifier.encode_texts, lexical_units=lexical_units, parents=parents)
+        proc.add_frame(
+            name, definition, frame_elements, identifier.encode_texts, lexical_units=lexical_units, parents=parents
+        )
 
 
 def set_inventory(nlp: Language, inventory: FrameInventory) -> None:

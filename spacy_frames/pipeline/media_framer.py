@@ -14,6 +14,7 @@ Output: `doc.cats` (a score per frame) and `doc._.media_frames` (the frames whos
 passes their threshold, best first). Thresholds are tuned per frame on dev
 (`spacy-frames media-thresholds`) and saved with the component.
 """
+
 from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -82,8 +83,15 @@ def make_media_framer(
     scorer (Optional[Callable]): scoring method.
     """
     return MediaFramer(
-        nlp.vocab, model, name, threshold=threshold, contrastive_weight=contrastive_weight,
-        classification_loss=classification_loss, contrastive=contrastive, head_optimizer=head_optimizer, scorer=scorer,
+        nlp.vocab,
+        model,
+        name,
+        threshold=threshold,
+        contrastive_weight=contrastive_weight,
+        classification_loss=classification_loss,
+        contrastive=contrastive,
+        head_optimizer=head_optimizer,
+        scorer=scorer,
     )
 
 
@@ -168,7 +176,9 @@ class MediaFramer(CfgLabels, FramesPipe):
                 continue
             unknown = [c for c in cats if c not in labels]
             if unknown:
-                raise ValueError(f"[{self.name}] gold frame(s) {unknown} are not among the component's labels {list(labels)}")
+                raise ValueError(
+                    f"[{self.name}] gold frame(s) {unknown} are not among the component's labels {list(labels)}"
+                )
             rows.append(i)
             truths.append([1.0 if cats.get(label, 0.0) >= 0.5 else 0.0 for label in labels])
         return rows, numpy.asarray(truths, dtype="float32").reshape(len(rows), len(labels))
@@ -187,7 +197,9 @@ class MediaFramer(CfgLabels, FramesPipe):
             return None
         set_dropout_rate(self.model, drop)
         (features, logits), backprop = self.model.begin_update(docs)
-        loss, (d_features, d_logits) = self.get_loss([examples[i] for i in rows], (features[rows], logits[rows], truths))
+        loss, (d_features, d_logits) = self.get_loss(
+            [examples[i] for i in rows], (features[rows], logits[rows], truths)
+        )
         full_d_logits = self.model.ops.alloc2f(*logits.shape)
         full_d_logits[rows] = d_logits
         full_d_features = None
@@ -233,10 +245,14 @@ class MediaFramer(CfgLabels, FramesPipe):
         weights and frames this one starts from: the next stage of a staged training."""
         validate_get_examples(get_examples, "MediaFramer.initialize")
         source = self._init_source(init_from) if init_from else None
-        for label in (source["cfg"]["labels"] if source else labels) or sorted({c for eg in get_examples() for c in eg.reference.cats}):
+        for label in (source["cfg"]["labels"] if source else labels) or sorted(
+            {c for eg in get_examples() for c in eg.reference.cats}
+        ):
             self.add_label(label)
         if not self.cfg["labels"]:
-            raise ValueError(f"[{self.name}] no frame labels: the training examples have no doc.cats and no labels were given.")
+            raise ValueError(
+                f"[{self.name}] no frame labels: the training examples have no doc.cats and no labels were given."
+            )
         sample = [eg.predicted for eg in islice(get_examples(), 8)]
         self.model.set_dim("nO", len(self.labels))
         self.model.initialize(X=sample or None)
@@ -244,15 +260,19 @@ class MediaFramer(CfgLabels, FramesPipe):
             try:
                 self.model.from_bytes(source["model"])
             except ValueError as err:
-                raise ValueError(f"[{self.name}] init_from '{init_from}' holds a media_framer with another architecture "
-                                 f"(bodies or widths differ from this config): {err}") from err
+                raise ValueError(
+                    f"[{self.name}] init_from '{init_from}' holds a media_framer with another architecture "
+                    f"(bodies or widths differ from this config): {err}"
+                ) from err
 
     def _init_source(self, init_from: str) -> Dict[str, Any]:
         path = Path(init_from)
         if (path / self.name).is_dir():
             path = path / self.name
         if not (path / "cfg").is_file() or not (path / "model").is_file():
-            raise FileNotFoundError(f"[{self.name}] init_from '{init_from}' is not a trained media_framer (no cfg and model files).")
+            raise FileNotFoundError(
+                f"[{self.name}] init_from '{init_from}' is not a trained media_framer (no cfg and model files)."
+            )
         return {"cfg": srsly.read_json(path / "cfg"), "model": (path / "model").read_bytes()}
 
     def set_thresholds(self, tuning: Dict[str, Any]) -> None:

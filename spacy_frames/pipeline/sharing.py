@@ -6,6 +6,7 @@ shared transformer's weights instead of its own. While tied, the transformer
 component steps those weights; the component's `finish_update` skips that shim
 (`base.finish_update_params`, through `_tied_wrapper`).
 """
+
 from typing import Optional
 
 from spacy.language import Language
@@ -69,8 +70,10 @@ def retie_after_load(wrapper: Model, tok2vec: Optional[Model], component: str) -
 
     own = own_transformer_wrapper(tok2vec)
     if own is None:
-        raise ValueError(f"[{component}] its mask encoder was saved to share its own transformer's weights, "
-                         "but the loaded model has no transformer of its own: the saved pipeline is damaged; reinstall or retrain it.")
+        raise ValueError(
+            f"[{component}] its mask encoder was saved to share its own transformer's weights, "
+            "but the loaded model has no transformer of its own: the saved pipeline is damaged; reinstall or retrain it."
+        )
     tie_definition_encoder(wrapper, own)
 
 

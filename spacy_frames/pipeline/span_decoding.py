@@ -11,6 +11,7 @@ at most once, and no two labels that exclude each other (FrameNet's FE-to-FE Exc
   few candidates of a target have a positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
   before the search, so the cost stays bounded on pathological input.
 """
+
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 Candidate = Tuple[int, int, str, float]  # (start, end exclusive, label, gain)
@@ -65,7 +66,9 @@ def exact(candidates: Iterable[Candidate], excludes: Optional[Excludes] = None, 
 DECODERS = {"greedy": greedy, "exact": exact}
 
 
-def decode(candidates: Iterable[Candidate], method: str = "exact", excludes: Optional[Excludes] = None) -> List[Candidate]:
+def decode(
+    candidates: Iterable[Candidate], method: str = "exact", excludes: Optional[Excludes] = None
+) -> List[Candidate]:
     if method not in DECODERS:
         raise ValueError(f"unknown decoding {method!r}: choose from {sorted(DECODERS)}")
     return DECODERS[method](list(candidates), excludes)

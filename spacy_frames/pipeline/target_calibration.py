@@ -16,6 +16,7 @@ score, best first (`resolve_overlaps`), not by length.
 Its state (rates, weights) is fitted after training, on data the gradient never sees, as
 the detector's cut-offs are; it is saved with the component ("target_calibration").
 """
+
 import math
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -24,8 +25,15 @@ import srsly
 from spacy.tokens import Span
 
 POS_FEATURES = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV", "ADP", "NUM", "DET", "PRON", "SCONJ", "CCONJ")
-FEATURE_NAMES = ("detector_logit", "rate_logit", "log_count", "out_of_lexicon", "multiword",
-                 *[f"pos_{p}" for p in POS_FEATURES], "pos_OTHER")
+FEATURE_NAMES = (
+    "detector_logit",
+    "rate_logit",
+    "log_count",
+    "out_of_lexicon",
+    "multiword",
+    *[f"pos_{p}" for p in POS_FEATURES],
+    "pos_OTHER",
+)
 
 
 def candidate_key(span: Span, lexical_unit: Optional[str]) -> str:
@@ -69,13 +77,21 @@ class TargetCalibration:
         return (t + self.smoothing * self.base_rate) / (n + self.smoothing)
 
     # -- features and scores --------------------------------------------------------------
-    def features(self, keys: Sequence[str], probs: Sequence[float], spans: Sequence[Span], in_lexicon: Sequence[bool]) -> numpy.ndarray:
+    def features(
+        self, keys: Sequence[str], probs: Sequence[float], spans: Sequence[Span], in_lexicon: Sequence[bool]
+    ) -> numpy.ndarray:
         if self.base_rate is None:
             raise ValueError("Target calibration has no target rates: run `spacy-frames tune-detection --train`.")
         rows = []
         for key, p, span, known in zip(keys, probs, spans, in_lexicon):
             pos = span.root.pos_ if len(span) else ""
-            row = [_logit(p), _logit(self.rate(key)), math.log1p(self.counts.get(key, (0, 0))[0]), float(not known), float(len(span) > 1)]
+            row = [
+                _logit(p),
+                _logit(self.rate(key)),
+                math.log1p(self.counts.get(key, (0, 0))[0]),
+                float(not known),
+                float(len(span) > 1),
+            ]
             row += [float(pos == tag) for tag in POS_FEATURES]
             row.append(float(pos not in POS_FEATURES))
             rows.append(row)
@@ -92,13 +108,21 @@ class TargetCalibration:
 
     # -- serialization --------------------------------------------------------------------
     def to_dict(self) -> Dict:
-        return {"smoothing": self.smoothing, "counts": self.counts, "base_rate": self.base_rate, "features": list(FEATURE_NAMES),
-                "weights": None if self.weights is None else [float(w) for w in self.weights], "bias": float(self.bias)}
+        return {
+            "smoothing": self.smoothing,
+            "counts": self.counts,
+            "base_rate": self.base_rate,
+            "features": list(FEATURE_NAMES),
+            "weights": None if self.weights is None else [float(w) for w in self.weights],
+            "bias": float(self.bias),
+        }
 
     def from_dict(self, data: Dict) -> "TargetCalibration":
         if data.get("weights") is not None and list(data.get("features", [])) != list(FEATURE_NAMES):
-            raise ValueError(f"Target calibration was fitted on features {data.get('features')}, this version computes "
-                             f"{list(FEATURE_NAMES)}: run `spacy-frames tune-detection --train` again.")
+            raise ValueError(
+                f"Target calibration was fitted on features {data.get('features')}, this version computes "
+                f"{list(FEATURE_NAMES)}: run `spacy-frames tune-detection --train` again."
+            )
         self.smoothing = data.get("smoothing", 1.0)
         self.counts = {key: list(value) for key, value in data.get("counts", {}).items()}
         self.base_rate = data.get("base_rate")
@@ -145,7 +169,9 @@ def resolve_overlaps(spans: Sequence[Span], scores: Sequence[float], keep: Seque
     overlap it (a multiword LU and its own words compete by score)."""
     kept = [False] * len(spans)
     used = set()
-    for i in sorted((i for i in range(len(spans)) if keep[i]), key=lambda i: (-scores[i], spans[i].start, -len(spans[i]))):
+    for i in sorted(
+        (i for i in range(len(spans)) if keep[i]), key=lambda i: (-scores[i], spans[i].start, -len(spans[i]))
+    ):
         tokens = range(spans[i].start, spans[i].end)
         if any(t in used for t in tokens):
             continue

@@ -10,8 +10,8 @@
 Counting follows the registered scorer: spans match by characters, over docs with at
 least one gold target, each prediction matching one gold target.
 """
+
 from collections import Counter
-from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import numpy
@@ -34,20 +34,42 @@ class DocCandidates:
     (and, when asked for, their target vectors)."""
 
     def __init__(self, spans, keys, known, probs, offsets, gold: Counter, vectors=None):
-        self.spans, self.keys, self.known, self.probs, self.offsets, self.gold = spans, keys, known, probs, offsets, gold
+        self.spans, self.keys, self.known, self.probs, self.offsets, self.gold = (
+            spans,
+            keys,
+            known,
+            probs,
+            offsets,
+            gold,
+        )
         self.vectors = vectors
 
 
-def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: bool, exhaustive_only: bool = False,
-                       batch_size: int = 32, with_parser: bool = False, with_vectors: bool = False) -> List[DocCandidates]:
+def collect_candidates(
+    nlp: Language,
+    examples: Sequence[Example],
+    with_probs: bool,
+    exhaustive_only: bool = False,
+    batch_size: int = 32,
+    with_parser: bool = False,
+    with_vectors: bool = False,
+) -> List[DocCandidates]:
     """The overlapping candidates of the docs that have gold targets (with_probs: and the
     detector's probability of each; with_vectors: and their target vectors). The parser is
     skipped unless `with_parser` (it only moves a few sentence boundaries, and it is slow)."""
     pipe = nlp.get_pipe("frame_identifier")
-    examples = [eg for eg in examples if eg.reference.spans.get(TARGETS_KEY)
-                and not (exhaustive_only and is_partial(eg.reference))]
-    skipped = [n for n in nlp.pipe_names if (n in SKIPPED and not (with_parser and n == "parser")) or n == "frame_identifier"
-               or (not with_probs and n == "transformer")]
+    examples = [
+        eg
+        for eg in examples
+        if eg.reference.spans.get(TARGETS_KEY) and not (exhaustive_only and is_partial(eg.reference))
+    ]
+    skipped = [
+        n
+        for n in nlp.pipe_names
+        if (n in SKIPPED and not (with_parser and n == "parser"))
+        or n == "frame_identifier"
+        or (not with_probs and n == "transformer")
+    ]
     saved = pipe.cfg.get("overlapping_candidates", False)
     pipe.cfg["overlapping_candidates"] = True
     out: List[DocCandidates] = []
@@ -55,7 +77,7 @@ def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: b
         with nlp.select_pipes(disable=skipped):
             docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         for start in range(0, len(docs), batch_size):
-            chunk = docs[start:start + batch_size]
+            chunk = docs[start : start + batch_size]
             vectors = None
             if with_probs:
                 predicted = pipe.predict(chunk)
@@ -67,11 +89,17 @@ def collect_candidates(nlp: Language, examples: Sequence[Example], with_probs: b
                 eg = examples[start + j]
                 known = [pipe.in_lexicon(lu) for lu in lus]
                 keys = [candidate_key(s, lu if k else None) for s, lu, k in zip(spans, lus, known)]
-                doc_probs = [float(p) for p in probs[offset:offset + len(spans)]] if probs is not None else [0.0] * len(spans)
-                doc_vectors = vectors[offset:offset + len(spans)] if with_vectors and vectors is not None else None
+                doc_probs = (
+                    [float(p) for p in probs[offset : offset + len(spans)]] if probs is not None else [0.0] * len(spans)
+                )
+                doc_vectors = vectors[offset : offset + len(spans)] if with_vectors and vectors is not None else None
                 offset += len(spans)
                 gold = Counter((s.start_char, s.end_char) for s in eg.reference.spans[TARGETS_KEY])
-                out.append(DocCandidates(spans, keys, known, doc_probs, [(s.start_char, s.end_char) for s in spans], gold, doc_vectors))
+                out.append(
+                    DocCandidates(
+                        spans, keys, known, doc_probs, [(s.start_char, s.end_char) for s in spans], gold, doc_vectors
+                    )
+                )
     finally:
         pipe.cfg["overlapping_candidates"] = saved
     return out
@@ -81,7 +109,9 @@ def count_rates(calibration: TargetCalibration, train_docs: Sequence[DocCandidat
     calibration.count((key, off in doc.gold) for doc in train_docs for key, off in zip(doc.keys, doc.offsets))
 
 
-def detection_prf(docs: Sequence[DocCandidates], scores: Sequence[Sequence[float]], threshold: float) -> Dict[str, float]:
+def detection_prf(
+    docs: Sequence[DocCandidates], scores: Sequence[Sequence[float]], threshold: float
+) -> Dict[str, float]:
     n_gold = sum(sum(doc.gold.values()) for doc in docs)
     n_pred = n_match = 0
     for doc, doc_scores in zip(docs, scores):
@@ -93,7 +123,9 @@ def detection_prf(docs: Sequence[DocCandidates], scores: Sequence[Sequence[float
     return {"target_p": round(100 * p, 2), "target_r": round(100 * r, 2), "target_f": round(100 * f, 2)}
 
 
-def _design(calibration: TargetCalibration, docs: Sequence[DocCandidates]) -> Tuple[numpy.ndarray, numpy.ndarray, List[int]]:
+def _design(
+    calibration: TargetCalibration, docs: Sequence[DocCandidates]
+) -> Tuple[numpy.ndarray, numpy.ndarray, List[int]]:
     X = [calibration.features(d.keys, d.probs, d.spans, d.known) for d in docs]
     y = numpy.asarray([float(off in d.gold) for d in docs for off in d.offsets])
     sizes = [len(d.offsets) for d in docs]
@@ -103,12 +135,14 @@ def _design(calibration: TargetCalibration, docs: Sequence[DocCandidates]) -> Tu
 def _split(values: numpy.ndarray, sizes: Sequence[int]) -> List[List[float]]:
     out, start = [], 0
     for n in sizes:
-        out.append([float(v) for v in values[start:start + n]])
+        out.append([float(v) for v in values[start : start + n]])
         start += n
     return out
 
 
-def cross_validated_scores(calibration: TargetCalibration, docs: Sequence[DocCandidates], l2: float) -> List[List[float]]:
+def cross_validated_scores(
+    calibration: TargetCalibration, docs: Sequence[DocCandidates], l2: float
+) -> List[List[float]]:
     """Each dev doc's calibrated scores from a calibration fitted on the other folds."""
     X, y, sizes = _design(calibration, docs)
     doc_of_row = numpy.repeat(numpy.arange(len(docs)), sizes)
@@ -147,13 +181,18 @@ def tune_calibrated_detection(nlp: Language, dev: Sequence[Example], train: Sequ
         raise ValueError("tune-detection: the dev corpus has no documents with gold targets.")
     result = tune_calibration(calibration, dev_docs)
     pipe.target_calibration = calibration
-    result.update({
-        "train_docs": len(train_docs), "train_candidates": sum(len(d.offsets) for d in train_docs),
-        "train_target_rate": round(calibration.base_rate, 4), "dev_docs": len(dev_docs),
-        "dev_candidates": sum(len(d.offsets) for d in dev_docs), "dev_candidate_recall": candidate_oracle_recall(dev_docs),
-        "weights": dict(zip(calibration.to_dict()["features"], [round(w, 4) for w in calibration.weights])),
-        "bias": round(calibration.bias, 4),
-    })
+    result.update(
+        {
+            "train_docs": len(train_docs),
+            "train_candidates": sum(len(d.offsets) for d in train_docs),
+            "train_target_rate": round(calibration.base_rate, 4),
+            "dev_docs": len(dev_docs),
+            "dev_candidates": sum(len(d.offsets) for d in dev_docs),
+            "dev_candidate_recall": candidate_oracle_recall(dev_docs),
+            "weights": dict(zip(calibration.to_dict()["features"], [round(w, 4) for w in calibration.weights])),
+            "bias": round(calibration.bias, 4),
+        }
+    )
     return result
 
 

@@ -6,6 +6,7 @@ at level 1 and level 2; macro-F1 averages over the senses present in the gold of
 evaluated set (a sense predicted but never gold counts against precision only
 through the gold senses it took examples from), and the per-sense F1 table lists them.
 """
+
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -49,7 +50,12 @@ def level_scores(predicted: Sequence[Optional[str]], gold: Sequence[Sequence[str
     per_sense = {}
     for sense in sorted(set(g for _, g in pairs)):
         prec, rec, f1 = prf(tp[sense], tp[sense] + fp[sense], tp[sense] + fn[sense])
-        per_sense[sense] = {"p": round(100 * prec, 2), "r": round(100 * rec, 2), "f1": round(100 * f1, 2), "support": tp[sense] + fn[sense]}
+        per_sense[sense] = {
+            "p": round(100 * prec, 2),
+            "r": round(100 * rec, 2),
+            "f1": round(100 * f1, 2),
+            "support": tp[sense] + fn[sense],
+        }
     macro = sum(v["f1"] for v in per_sense.values()) / len(per_sense)
     return {"acc": round(100.0 * sum(tp.values()) / n, 2), "macro_f1": round(macro, 2), "per_sense": per_sense, "n": n}
 
@@ -80,5 +86,7 @@ def score_discourse_senses(examples: Iterable[Example], **kwargs) -> Dict[str, A
     for name, level in scores.items():
         out[f"disc_{name}_acc"] = level["acc"] / 100 if level["acc"] is not None else None
         out[f"disc_{name}_macro_f1"] = level["macro_f1"] / 100 if level["macro_f1"] is not None else None
-        out[f"disc_{name}_per_sense"] = {k: {"p": v["p"] / 100, "r": v["r"] / 100, "f": v["f1"] / 100} for k, v in level["per_sense"].items()}
+        out[f"disc_{name}_per_sense"] = {
+            k: {"p": v["p"] / 100, "r": v["r"] / 100, "f": v["f1"] / 100} for k, v in level["per_sense"].items()
+        }
     return out

@@ -1,6 +1,7 @@
 """Evaluation drivers of discourse_sense: a pipeline over a converted discourse corpus or a
 DISRPT `.rels` file, the paired bootstrap between two systems, and the summary of the
 experiment runs over seeds (scripts/discourse_experiment.py)."""
+
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -61,21 +62,39 @@ def paired_bootstrap(
     rng = numpy.random.default_rng(seed)
     resamples = [rng.integers(0, n, size=n) for _ in range(n_resamples)]
     full = numpy.arange(n)
-    out: Dict[str, Any] = {"relations": n, "seeds_a": len(predictions_a), "seeds_b": len(predictions_b), "resamples": n_resamples}
+    out: Dict[str, Any] = {
+        "relations": n,
+        "seeds_a": len(predictions_a),
+        "seeds_b": len(predictions_b),
+        "resamples": n_resamples,
+    }
     for name, level in LEVELS.items():
         for metric in ("acc", "macro_f1"):
             a, b = system_score(predictions_a, full, level, metric), system_score(predictions_b, full, level, metric)
-            diffs = numpy.array([system_score(predictions_a, idx, level, metric) - system_score(predictions_b, idx, level, metric) for idx in resamples])
+            diffs = numpy.array(
+                [
+                    system_score(predictions_a, idx, level, metric) - system_score(predictions_b, idx, level, metric)
+                    for idx in resamples
+                ]
+            )
             low, high = numpy.percentile(diffs, [2.5, 97.5])
-            out[f"{name}_{metric}"] = {"a": round(a, 2), "b": round(b, 2), "diff": round(a - b, 2),
-                                      "ci95": [round(float(low), 2), round(float(high), 2)],
-                                      "p_a_not_better": round(float((diffs <= 0).mean()), 4)}
+            out[f"{name}_{metric}"] = {
+                "a": round(a, 2),
+                "b": round(b, 2),
+                "diff": round(a - b, 2),
+                "ci95": [round(float(low), 2), round(float(high), 2)],
+                "p_a_not_better": round(float((diffs <= 0).mean()), 4),
+            }
     return out
 
 
 def component_separator(nlp) -> str:
     """The separator the pipeline's discourse_sense was trained with ("" if none)."""
-    names = [name for name, proc in nlp.pipeline if getattr(proc, "cfg", None) is not None and "separator" in proc.cfg and "head_weights" in proc.cfg]
+    names = [
+        name
+        for name, proc in nlp.pipeline
+        if getattr(proc, "cfg", None) is not None and "separator" in proc.cfg and "head_weights" in proc.cfg
+    ]
     return nlp.get_pipe(names[0]).cfg.get("separator", "") if names else ""
 
 
@@ -89,7 +108,9 @@ def summarize_runs(runs: Dict[str, Dict[str, Any]], sets: Sequence[str]) -> Dict
     for stem, run in runs.items():
         by_name[stem.rsplit("_seed", 1)[0]].append(run)
     table: Dict[str, Any] = {}
-    header = "| run | seeds | " + " | ".join(f"{s} {lvl} {m}" for s in sets for lvl in LEVELS for m in ("acc", "F1")) + " |"
+    header = (
+        "| run | seeds | " + " | ".join(f"{s} {lvl} {m}" for s in sets for lvl in LEVELS for m in ("acc", "F1")) + " |"
+    )
     lines = [header, "|" + "---|" * (2 + 4 * len(sets))]
     for name in sorted(by_name):
         rows = by_name[name]
@@ -126,7 +147,9 @@ def predict_rels(nlp, input_path, output_path, batch_size: int = 64) -> Dict[str
     if not relations:
         raise ValueError(f"'{input_path}' holds no relations with text")
     separator = component_separator(nlp)
-    docs = nlp.pipe((input_doc(nlp, relation_doc(nlp, rel, separator=separator)) for rel in relations), batch_size=batch_size)
+    docs = nlp.pipe(
+        (input_doc(nlp, relation_doc(nlp, rel, separator=separator)) for rel in relations), batch_size=batch_size
+    )
     predicted = [doc._.discourse_relations[0]["sense"] for doc in docs]
     write_rels(output_path, relations, predicted)
     implicit = [(p, r.senses) for p, r in zip(predicted, relations) if r.implicit and r.senses]

@@ -7,6 +7,7 @@ Only docs with gold targets are scored (FrameNet leaves many sentences unannotat
 those, every predicted FE of a gold target's offsets counts, FEs of targets that are
 not gold targets do not (they are target-detection errors, scored by frame_identifier).
 """
+
 from collections import Counter, defaultdict
 from typing import Any, Dict, Iterable, Optional, Set, Tuple
 
@@ -85,7 +86,9 @@ def _core_group(inventory, frame: Optional[str], fe: str) -> str:
 ERROR_CLASSES = ("correct", "boundary", "label", "overlap_other", "missed")
 
 
-def fe_errors(examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY) -> Dict[str, Dict[str, int]]:
+def fe_errors(
+    examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY
+) -> Dict[str, Dict[str, int]]:
     """Where FE F is lost, per gold FE and per predicted FE of the gold targets (with
     gold frames): `correct`; `boundary` (no exact match, but an overlapping FE of the same
     name on the other side); `label` (the same span, another name); `overlap_other` (only
@@ -114,5 +117,8 @@ def fe_errors(examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key:
         pred_counts.update(classify(k, pred, gold).replace("missed", "spurious") for k in pred)
     return {
         "gold": {name: gold_counts[name] for name in ERROR_CLASSES},
-        "predicted": {name.replace("missed", "spurious"): pred_counts[name.replace("missed", "spurious")] for name in ERROR_CLASSES},
+        "predicted": {
+            name.replace("missed", "spurious"): pred_counts[name.replace("missed", "spurious")]
+            for name in ERROR_CLASSES
+        },
     }

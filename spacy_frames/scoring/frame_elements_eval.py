@@ -9,17 +9,18 @@ Settings, each scored with the component's registered scorer through `nlp.evalua
 FN1.7 dev is scored with the FN1.7 inventory swapped into both components (no
 retraining), on all targets and on the targets whose frame is new in 1.7.
 """
+
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import spacy
 from spacy.language import Language
-from spacy.util import registry
 from spacy.tokens import Span
 from spacy.training import Example
+from spacy.util import registry
 
 from ..corpora.readers import create_framenet_reader
-from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions
+from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import fe_tuples
 from .frames_eval import renaming_into, save_with_settings
@@ -32,7 +33,9 @@ def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
     (`gold_frames`), or raw text. A pipeline trained against another release than the
     corpus's (its frames.json beside it) gets the gold frames under its own names."""
     path = Path(path)
-    corpus = create_framenet_reader(str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None)
+    corpus = create_framenet_reader(
+        str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None
+    )
     if (path.parent / "frames.json").exists():
         corpus.renaming = renaming_into(path.parent / "frames.json", nlp.get_pipe("frame_elements").inventory)
     return list(corpus(nlp))
@@ -54,7 +57,9 @@ def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
         "gold_fes": sum(_n_gold_fes(eg) for eg in examples),
         "words_per_second": round(scores.get("speed", 0.0), 1),
-        "top_fe_types": {name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top},
+        "top_fe_types": {
+            name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top
+        },
     }
 
 
@@ -121,7 +126,9 @@ def evaluate_frame_elements(
         if split == "dev":  # where the F is lost, for the next model (never read on test)
             result["fn15_dev"]["errors"] = fe_error_breakdown(nlp, examples)
     if end_to_end:
-        result["fn15_test_end_to_end"] = evaluate_fe(nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False)
+        result["fn15_test_end_to_end"] = evaluate_fe(
+            nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False
+        )
     if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
         from ..pipeline.inventory_ops import set_inventory
 
@@ -170,21 +177,33 @@ def fe_threshold_sweep(
     try:
         for gap in ngram_gaps:
             pipe.suggester = _suggester_with_gap(nlp, gap)
-            predictions = [(chunk, pipe.predict(chunk)) for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))]
+            predictions = [
+                (chunk, pipe.predict(chunk))
+                for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))
+            ]
             n_rows = sum(len(r) for _, prediction in predictions for r in prediction["rows"])
             for decoding in decodings:
                 for threshold in thresholds:
                     pipe.cfg["decoding"], pipe.cfg["threshold"] = decoding, threshold
                     for chunk, prediction in predictions:
                         pipe.set_annotations(chunk, prediction)
-                    scores = score_frame_elements([Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe)
-                    rows.append({
-                        "ngram_gap": gap, "decoding": decoding, "threshold": threshold, "candidate_rows": n_rows,
-                        **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")},
-                    })
+                    scores = score_frame_elements(
+                        [Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe
+                    )
+                    rows.append(
+                        {
+                            "ngram_gap": gap,
+                            "decoding": decoding,
+                            "threshold": threshold,
+                            "candidate_rows": n_rows,
+                            **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")},
+                        }
+                    )
     finally:
         pipe.cfg["decoding"], pipe.cfg["threshold"], pipe.suggester = saved
-    before = next((r for r in rows if (r["decoding"], r["threshold"], r["ngram_gap"]) == (*saved[:2], configured)), None)
+    before = next(
+        (r for r in rows if (r["decoding"], r["threshold"], r["ngram_gap"]) == (*saved[:2], configured)), None
+    )
     return {"before": before, "best": max(rows, key=lambda r: (r["fe_f"] or 0.0, -r["candidate_rows"])), "grid": rows}
 
 
@@ -210,7 +229,10 @@ def tune_fe_threshold(
             nlp.enable_pipe(name)
         best = result["best"]
         save_with_settings(
-            nlp, "frame_elements", {key: best[key] for key in ("decoding", "threshold")}, output_model,
+            nlp,
+            "frame_elements",
+            {key: best[key] for key in ("decoding", "threshold")},
+            output_model,
             config_settings={"suggester": {"ngram_gap": best["ngram_gap"]}},
         )
         result["saved"] = str(output_model)

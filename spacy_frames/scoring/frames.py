@@ -1,5 +1,6 @@
 """Scores of frame identification (the frame_identifier scorer): frame accuracy and
 recall@k against gold targets, target detection P/R/F, per-frame P/R/F."""
+
 from collections import Counter, defaultdict
 from typing import Any, Dict, Iterable, List, Tuple
 
@@ -10,7 +11,9 @@ from ..extensions import FRAMES_KEY, TARGETS_KEY
 from .prf import f1, prf
 
 
-def score_frame_identification(examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs) -> Dict[str, Any]:
+def score_frame_identification(
+    examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs
+) -> Dict[str, Any]:
     """Frame identification against gold targets, and target detection.
 
     Acc: predicted frame == gold over all gold targets (a target the pipeline did
@@ -59,7 +62,20 @@ def score_frame_identification(examples: Iterable[Example], *, spans_key: str = 
             for k in hits:
                 hits[k] += ref.label_ in ranked[:k]
     if n_gold == 0:
-        empty: Dict[str, Any] = {k: None for k in ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous", "target_p", "target_r", "target_f")}
+        empty: Dict[str, Any] = {
+            k: None
+            for k in (
+                "frame_acc",
+                "frame_r1",
+                "frame_r3",
+                "frame_r5",
+                "frame_overall",
+                "frame_acc_ambiguous",
+                "target_p",
+                "target_r",
+                "target_f",
+            )
+        }
         empty["frame_per_type"] = {}
         return empty
     acc = correct / n_gold

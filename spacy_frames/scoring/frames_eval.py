@@ -4,6 +4,7 @@ Frame identification is scored with the component's registered scorer through
 `nlp.evaluate`, on examples whose predicted docs carry the gold targets (the
 standard gold-target setting) or not (raw text: target detection included).
 """
+
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -14,11 +15,10 @@ from spacy.tokens import DocBin, Span
 from spacy.training import Example
 from spacy.util import load_config
 
-from ..inventory.frames import FrameInventory, renamed_frames
 from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
+from ..inventory.frames import FrameInventory, renamed_frames
 from .prf import prf
-
 
 # Frame identification does not read frame_elements (trained with it in the main job's
 # stage 2, so part of training/frames_final) nor the parser that feeds its suggester:
@@ -39,8 +39,17 @@ def renaming_into(corpus_frames: Path, inventory: FrameInventory) -> Optional[Di
 
 def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64, per_type: bool = False) -> Dict:
     scores = nlp.evaluate(examples, batch_size=batch_size)
-    keys = ("frame_acc", "frame_r1", "frame_r3", "frame_r5", "frame_overall", "frame_acc_ambiguous",
-            "target_p", "target_r", "target_f")
+    keys = (
+        "frame_acc",
+        "frame_r1",
+        "frame_r3",
+        "frame_r5",
+        "frame_overall",
+        "frame_acc_ambiguous",
+        "target_p",
+        "target_r",
+        "target_f",
+    )
     out = {k: _pct(scores.get(k)) for k in keys}
     out["targets"] = sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples)
     out["words_per_second"] = round(scores.get("speed", 0.0), 1)
@@ -220,8 +229,15 @@ def detection_threshold_sweep(
                 n_pred += sum(kept.values())
                 n_match += sum(min(c, gold[o]) for o, c in kept.items())
             p, r, f = prf(n_match, n_pred, n_gold)
-            rows.append({"threshold": round(t, 3), "oov_threshold": round(t_oov, 3),
-                         "target_p": _pct(p), "target_r": _pct(r), "target_f": _pct(f)})
+            rows.append(
+                {
+                    "threshold": round(t, 3),
+                    "oov_threshold": round(t_oov, 3),
+                    "target_p": _pct(p),
+                    "target_r": _pct(r),
+                    "target_f": _pct(f),
+                }
+            )
     best = max(rows, key=lambda row: row["target_f"])
     return {"targets": n_gold, "best": best, "grid": rows}
 
@@ -264,7 +280,11 @@ def tune_detection(
     result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds)
     result.update({"model": str(model), "corpus": str(corpus)})
     result["before"] = next(
-        (row for row in result["grid"] if row["threshold"] == before["threshold"] and row["oov_threshold"] == before["oov_threshold"]),
+        (
+            row
+            for row in result["grid"]
+            if row["threshold"] == before["threshold"] and row["oov_threshold"] == before["oov_threshold"]
+        ),
         None,
     )
     chosen = {key: result["best"][key] for key in ("threshold", "oov_threshold")}
@@ -281,7 +301,9 @@ def tune_detection(
     return result
 
 
-def save_with_settings(nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None) -> None:
+def save_with_settings(
+    nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None
+) -> None:
     """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
     loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
     `spacy train` overrides them, so the two agree. `config_settings`: settings of the

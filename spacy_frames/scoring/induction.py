@@ -2,6 +2,7 @@
 (model selection while training), and the B-cubed scores of the induced frames a
 pipeline assigns (`spacy-frames evaluate`). The clustering scores of the evaluation
 protocol are in induction_eval.py and clustering/metrics.py."""
+
 from typing import Any, Dict, Iterable, List, Sequence
 
 import numpy
@@ -28,7 +29,9 @@ def score_frame_induction(examples: Iterable[Example], **kwargs) -> Dict[str, An
     return {"induce_nn_acc": float((frames_arr[nearest] == frames_arr).mean())}
 
 
-def score_induced_frames(examples: Iterable[Example], *, targets_key: str = TARGETS_KEY, pos: Sequence[str] = ("VERB",), **kwargs) -> Dict[str, Any]:
+def score_induced_frames(
+    examples: Iterable[Example], *, targets_key: str = TARGETS_KEY, pos: Sequence[str] = ("VERB",), **kwargs
+) -> Dict[str, Any]:
     """B-cubed P/R/F1 (clustering/metrics.py) of the induced frames the pipeline assigned
     (`span._.induced_frame` of the predicted docs) against the gold frames of the gold
     targets of the inducer's parts of speech `pos` (by lexical unit, else tag:
@@ -54,6 +57,18 @@ def score_induced_frames(examples: Iterable[Example], *, targets_key: str = TARG
             gold.append(ref.label_)
             pred.append(cluster)
     if not gold:
-        return {"induce_bcp": None, "induce_bcr": None, "induce_bcf": None, "induce_instances": 0, "induce_unassigned": 0}
+        return {
+            "induce_bcp": None,
+            "induce_bcr": None,
+            "induce_bcf": None,
+            "induce_instances": 0,
+            "induce_unassigned": 0,
+        }
     p, r, f = bcubed(gold, pred)
-    return {"induce_bcp": p, "induce_bcr": r, "induce_bcf": f, "induce_instances": len(gold), "induce_unassigned": unassigned}
+    return {
+        "induce_bcp": p,
+        "induce_bcr": r,
+        "induce_bcf": f,
+        "induce_instances": len(gold),
+        "induce_unassigned": unassigned,
+    }

@@ -10,12 +10,20 @@ For one rotation (train / dev / test folds split by verb lemma):
 4. the trivial baselines (one cluster per verb lemma, all in one) on the same fold,
    and the similarity-ranking recall of the paper's Table 6 (ALL / SAME / DIFF).
 """
+
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy
 
-from ..clustering import all_in_one, calibrate_and_cluster, cluster, cluster_scores, one_cluster_per_lemma, twostep_cluster
+from ..clustering import (
+    all_in_one,
+    calibrate_and_cluster,
+    cluster,
+    cluster_scores,
+    one_cluster_per_lemma,
+    twostep_cluster,
+)
 from ..extensions import TARGETS_KEY
 from ..ml.frame_inducer import mix
 from ..suggesters.frames import target_lemma
@@ -38,8 +46,15 @@ def load_instances(path, vocab) -> List[Any]:
 
 
 def embed_targets(
-    nlp, docs: Sequence[Any], targets: List[List[Any]], *, alpha: Optional[float] = None, with_mask: bool = False,
-    batch_size: int = 64, progress: bool = True, name: str = "frame_inducer",
+    nlp,
+    docs: Sequence[Any],
+    targets: List[List[Any]],
+    *,
+    alpha: Optional[float] = None,
+    with_mask: bool = False,
+    batch_size: int = 64,
+    progress: bool = True,
+    name: str = "frame_inducer",
 ):
     """Embed the given targets of `docs` with the pipeline's frame_inducer: (v, v_word,
     v_mask) with one row per target, in doc order. v mixes them with `alpha` (default:
@@ -67,7 +82,9 @@ def embed_targets(
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
         batch = list(transformer.pipe([docs[i] for i in idx], batch_size=batch_size))
-        _, v_word, v_mask = inducer.embed(batch, [targets[i] for i in idx], alpha=0.5 if (with_mask or alpha > 0) else 0.0)
+        _, v_word, v_mask = inducer.embed(
+            batch, [targets[i] for i in idx], alpha=0.5 if (with_mask or alpha > 0) else 0.0
+        )
         row = 0
         for i in idx:
             for j in range(offsets[i], offsets[i + 1]):
@@ -84,7 +101,9 @@ def embed_targets(
     return mix(v_word, v_mask, alpha), v_word, v_mask
 
 
-def embed_instances(nlp, docs: Sequence[Any], *, with_mask: bool = True, batch_size: int = 64, progress: bool = True) -> Dict[str, Any]:
+def embed_instances(
+    nlp, docs: Sequence[Any], *, with_mask: bool = True, batch_size: int = 64, progress: bool = True
+) -> Dict[str, Any]:
     """v_word (and v_mask) of each instance's gold target, with lemma, frame and LU."""
     spans = [doc.spans[TARGETS_KEY][0] for doc in docs]
     _, v_word, v_mask = embed_targets(
@@ -125,7 +144,9 @@ def mixed(data: Dict[str, Any], alpha: float) -> numpy.ndarray:
     return mix(data["v_word"], data.get("v_mask"), alpha)
 
 
-def run_method(method: str, dev: Dict[str, Any], test: Dict[str, Any], alphas: Sequence[float] = ALPHAS, seed: int = 0) -> Dict[str, Any]:
+def run_method(
+    method: str, dev: Dict[str, Any], test: Dict[str, Any], alphas: Sequence[float] = ALPHAS, seed: int = 0
+) -> Dict[str, Any]:
     """Choose alpha on dev (BcF), with the stopping criterion calibrated on dev for each
     alpha; cluster and score test with the chosen alpha and its calibration."""
     alphas = [a for a in alphas if a == 0 or dev.get("v_mask") is not None]
@@ -154,13 +175,18 @@ def run_method(method: str, dev: Dict[str, Any], test: Dict[str, Any], alphas: S
 
 def baselines(test: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     out = {}
-    for name, labels in (("1cpv", one_cluster_per_lemma(test["lemmas"])), ("all_in_one", all_in_one(len(test["frames"])))):
+    for name, labels in (
+        ("1cpv", one_cluster_per_lemma(test["lemmas"])),
+        ("all_in_one", all_in_one(len(test["frames"]))),
+    ):
         scores = cluster_scores(test["frames"], labels)
         out[name] = {"n_clusters": scores["n_clusters"], **{k: scores[k] for k in SCORE_KEYS}}
     return out
 
 
-def ranking_recall(X: numpy.ndarray, frames: Sequence[str], lemmas: Sequence[str], block: int = 2048) -> Dict[str, float]:
+def ranking_recall(
+    X: numpy.ndarray, frames: Sequence[str], lemmas: Sequence[str], block: int = 2048
+) -> Dict[str, float]:
     """Similarity-ranking recall (Table 6 of Yamada et al. 2023), R-precision style:
     for each instance, rank the candidate instances by cosine; with n the number of
     candidates of the same frame, the share of those among the top n. ALL: every other
@@ -190,15 +216,27 @@ def ranking_recall(X: numpy.ndarray, frames: Sequence[str], lemmas: Sequence[str
     return {key: round(100.0 * float(numpy.mean(v)), 2) if v else None for key, v in totals.items()}
 
 
-def evaluate_fold(dev: Dict[str, Any], test: Dict[str, Any], methods: Sequence[str] = ("one-step", "two-step"), seed: int = 0, ranking: bool = True) -> Dict[str, Any]:
+def evaluate_fold(
+    dev: Dict[str, Any],
+    test: Dict[str, Any],
+    methods: Sequence[str] = ("one-step", "two-step"),
+    seed: int = 0,
+    ranking: bool = True,
+) -> Dict[str, Any]:
     result: Dict[str, Any] = {"n_test": int(len(test["frames"])), "n_dev": int(len(dev["frames"]))}
     for method in methods:
         result[method] = run_method(method, dev, test, seed=seed)
     if ranking:
         alpha = result.get("two-step", {}).get("alpha", 0.0)
-        result["ranking_recall"] = {"alpha": alpha, **ranking_recall(mixed(test, alpha), test["frames"], test["lemmas"])}
+        result["ranking_recall"] = {
+            "alpha": alpha,
+            **ranking_recall(mixed(test, alpha), test["frames"], test["lemmas"]),
+        }
         # the embedding itself (v_word, what fine-tuning optimises), as the paper's Table 6
-        result["ranking_recall_vword"] = {"alpha": 0.0, **ranking_recall(mixed(test, 0.0), test["frames"], test["lemmas"])}
+        result["ranking_recall_vword"] = {
+            "alpha": 0.0,
+            **ranking_recall(mixed(test, 0.0), test["frames"], test["lemmas"]),
+        }
     return result
 
 
@@ -211,7 +249,10 @@ def summarize_runs(runs: Dict[str, Dict[str, Any]], systems: Sequence[str], n_fo
     """Table 3 (systems x one-step / two-step, averaged over folds), the baselines per
     fold and averaged, Table 6 (ranking recall); systems with missing folds are marked."""
     table: Dict[str, Any] = {}
-    lines = ["| system | clustering | folds | alpha | #pLU | #C | PU | iPU | PiF | BcP | BcR | BcF |", "|" + "---|" * 12]
+    lines = [
+        "| system | clustering | folds | alpha | #pLU | #C | PU | iPU | PiF | BcP | BcR | BcF |",
+        "|" + "---|" * 12,
+    ]
     for system in systems:
         folds = [k for k in range(n_folds) if f"{system}_fold{k}" in runs]
         for method in ("one-step", "two-step"):
@@ -222,8 +263,14 @@ def summarize_runs(runs: Dict[str, Dict[str, Any]], systems: Sequence[str], n_fo
             for key in ("n_plu", "n_clusters") + SCORE_KEYS:
                 entry[key] = _mean([r.get(key) for r in rows])
             table.setdefault(system, {})[method] = entry
-            cells = [system, method, f"{len(folds)}/{n_folds}", "/".join(str(a) for a in entry["alpha"]),
-                     entry["n_plu"] if entry["n_plu"] is not None else "–", entry["n_clusters"]]
+            cells = [
+                system,
+                method,
+                f"{len(folds)}/{n_folds}",
+                "/".join(str(a) for a in entry["alpha"]),
+                entry["n_plu"] if entry["n_plu"] is not None else "–",
+                entry["n_clusters"],
+            ]
             cells += [f"{entry[k]:.1f}" for k in SCORE_KEYS]
             lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     baseline: Dict[str, Any] = {}
@@ -237,13 +284,30 @@ def summarize_runs(runs: Dict[str, Dict[str, Any]], systems: Sequence[str], n_fo
         if rows:
             baseline[f"{name}_mean"] = {key: _mean([r[key] for r in rows]) for key in ("n_clusters",) + SCORE_KEYS}
             m = baseline[f"{name}_mean"]
-            lines.append(f"| {name} | – | {len(rows)}/{n_folds} | – | – | {m['n_clusters']} | " + " | ".join(f"{m[k]:.1f}" for k in SCORE_KEYS) + " |")
+            lines.append(
+                f"| {name} | – | {len(rows)}/{n_folds} | – | – | {m['n_clusters']} | "
+                + " | ".join(f"{m[k]:.1f}" for k in SCORE_KEYS)
+                + " |"
+            )
     ranking, ranking_vword = {}, {}
     for key_name, out in (("ranking_recall", ranking), ("ranking_recall_vword", ranking_vword)):
         for system in systems:
-            rows = [runs[f"{system}_fold{k}"][key_name] for k in range(n_folds) if key_name in runs.get(f"{system}_fold{k}", {})]
+            rows = [
+                runs[f"{system}_fold{k}"][key_name]
+                for k in range(n_folds)
+                if key_name in runs.get(f"{system}_fold{k}", {})
+            ]
             if rows:
                 out[system] = {key: _mean([r[key] for r in rows]) for key in ("all", "same", "diff")}
                 out[system]["folds"] = len(rows)
-    return {"table3": table, "baselines": baseline, "ranking_recall": ranking, "ranking_recall_vword": ranking_vword, "table": lines,
-            "runs": {name: {k: v for k, v in run.items() if k in ("timing", "rotation", "loss", "overrides")} for name, run in runs.items()}}
+    return {
+        "table3": table,
+        "baselines": baseline,
+        "ranking_recall": ranking,
+        "ranking_recall_vword": ranking_vword,
+        "table": lines,
+        "runs": {
+            name: {k: v for k, v in run.items() if k in ("timing", "rotation", "loss", "overrides")}
+            for name, run in runs.items()
+        },
+    }

@@ -5,6 +5,7 @@ Labels are 0/1 matrices (n_articles, n_frames) in MEDIA_FRAMES order. Macro-F1 a
 over the frames that occur in the gold or the predictions (sklearn's zero_division=0 over
 all 14 would punish a small test split for frames it lacks).
 """
+
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import numpy
@@ -34,7 +35,9 @@ def f1_scores(gold: numpy.ndarray, pred: numpy.ndarray, frames: Sequence[str] = 
     n_pred = pred.sum(axis=0).astype(float)
     n_gold = gold.sum(axis=0).astype(float)
     # macro: over the frames in the gold or the predictions
-    per_frame = {frame: float(prf(tp[i], n_pred[i], n_gold[i])[2]) for i, frame in enumerate(frames) if n_pred[i] + n_gold[i] > 0}
+    per_frame = {
+        frame: float(prf(tp[i], n_pred[i], n_gold[i])[2]) for i, frame in enumerate(frames) if n_pred[i] + n_gold[i] > 0
+    }
     return {
         "micro_f1": float(prf(tp.sum(), n_pred.sum(), n_gold.sum())[2]),
         "macro_f1": float(numpy.mean(list(per_frame.values()))) if per_frame else 0.0,
@@ -43,8 +46,9 @@ def f1_scores(gold: numpy.ndarray, pred: numpy.ndarray, frames: Sequence[str] = 
     }
 
 
-def tune_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[Sequence[float]] = None,
-                    default: float = 0.5) -> List[float]:
+def tune_thresholds(
+    gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[Sequence[float]] = None, default: float = 0.5
+) -> List[float]:
     """Per frame, the threshold on `scores` that maximises that frame's F1 on (dev) data;
     a frame without gold positives keeps `default`. Ties go to the threshold closest to
     `default`, so small dev sets do not push thresholds to extremes for nothing."""
@@ -68,10 +72,14 @@ def tune_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[S
 
 
 def micro_f1_at(gold: numpy.ndarray, scores: numpy.ndarray, thresholds: Sequence[float]) -> float:
-    return f1_scores(gold, scores >= numpy.asarray(thresholds)[None, :], frames=[str(i) for i in range(gold.shape[1])])["micro_f1"]
+    return f1_scores(gold, scores >= numpy.asarray(thresholds)[None, :], frames=[str(i) for i in range(gold.shape[1])])[
+        "micro_f1"
+    ]
 
 
-def tune_global_threshold(gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[Sequence[float]] = None, default: float = 0.5) -> float:
+def tune_global_threshold(
+    gold: numpy.ndarray, scores: numpy.ndarray, grid: Optional[Sequence[float]] = None, default: float = 0.5
+) -> float:
     """The one threshold for all frames that maximises micro-F1 (ties: nearest `default`)."""
     grid = list(grid) if grid is not None else [round(x, 2) for x in numpy.arange(0.05, 0.96, 0.05)]
     return float(max(grid, key=lambda t: (round(micro_f1_at(gold, scores, [t] * gold.shape[1]), 9), -abs(t - default))))
@@ -80,8 +88,9 @@ def tune_global_threshold(gold: numpy.ndarray, scores: numpy.ndarray, grid: Opti
 SHRINKAGES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def tune_shrunk_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, shrinkage: Optional[float] = None,
-                           rounds: int = 20, seed: int = 0) -> Dict[str, Any]:
+def tune_shrunk_thresholds(
+    gold: numpy.ndarray, scores: numpy.ndarray, shrinkage: Optional[float] = None, rounds: int = 20, seed: int = 0
+) -> Dict[str, Any]:
     """Per-frame thresholds for micro-F1 on small dev sets: t_j = g + k * (p_j - g), with g
     the global threshold that maximises micro-F1 and p_j frame j's own F1-maximising
     threshold. k (0: one threshold for all, 1: fully per frame) is chosen, unless given,
@@ -105,10 +114,17 @@ def tune_shrunk_thresholds(gold: numpy.ndarray, scores: numpy.ndarray, shrinkage
             order = rng.permutation(n)
             folds += [(order[: n // 2], order[n // 2 :]), (order[n // 2 :], order[: n // 2])]
         for k in SHRINKAGES:
-            cv[k] = float(numpy.mean([micro_f1_at(gold[b], scores[b], fit(gold[a], scores[a], k)[0]) for a, b in folds]))
+            cv[k] = float(
+                numpy.mean([micro_f1_at(gold[b], scores[b], fit(gold[a], scores[a], k)[0]) for a, b in folds])
+            )
         shrinkage = max(SHRINKAGES, key=lambda k: (round(cv[k], 6), -k))
     thresholds, glob = fit(gold, scores, shrinkage)
-    return {"thresholds": thresholds, "global": glob, "shrinkage": shrinkage, "cv_micro_f1": {str(k): round(v, 4) for k, v in cv.items()}}
+    return {
+        "thresholds": thresholds,
+        "global": glob,
+        "shrinkage": shrinkage,
+        "cv_micro_f1": {str(k): round(v, 4) for k, v in cv.items()},
+    }
 
 
 def score_media_frames(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
@@ -121,4 +137,8 @@ def score_media_frames(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
     gold = numpy.asarray([[eg.reference.cats.get(f, 0.0) >= 0.5 for f in frames] for eg in examples])
     pred = numpy.asarray([[f in (eg.predicted._.media_frames or []) for f in frames] for eg in examples])
     scores = f1_scores(gold, pred, frames)
-    return {"media_micro_f1": scores["micro_f1"], "media_macro_f1": scores["macro_f1"], "media_per_frame_f1": scores["per_frame_f1"]}
+    return {
+        "media_micro_f1": scores["micro_f1"],
+        "media_macro_f1": scores["macro_f1"],
+        "media_per_frame_f1": scores["per_frame_f1"],
+    }

@@ -1,5 +1,6 @@
 """Evaluation drivers of media_framer: per-frame thresholds tuned on dev articles, and
 micro/macro-F1 per language of a pipeline over converted articles."""
+
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence
 
@@ -19,18 +20,24 @@ def get_framer(nlp: Language, component: str):
 
 
 def gold_matrix(docs: Sequence[Doc], labels: Sequence[str]) -> numpy.ndarray:
-    return numpy.asarray([[d.cats.get(label, 0.0) >= 0.5 for label in labels] for d in docs], dtype="int8").reshape(len(docs), len(labels))
+    return numpy.asarray([[d.cats.get(label, 0.0) >= 0.5 for label in labels] for d in docs], dtype="int8").reshape(
+        len(docs), len(labels)
+    )
 
 
 def predict_scores(nlp: Language, component: str, docs: Sequence[Doc], batch_size: int = 8) -> numpy.ndarray:
     framer = get_framer(nlp, component)
     texts = (d.text for d in docs)
-    out = [[doc.cats.get(label, 0.0) for label in framer.labels]
-           for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(docs), desc="predicting", unit="article")]
+    out = [
+        [doc.cats.get(label, 0.0) for label in framer.labels]
+        for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(docs), desc="predicting", unit="article")
+    ]
     return numpy.asarray(out, dtype="float32").reshape(len(docs), len(framer.labels))
 
 
-def tune_media_thresholds(nlp: Language, component: str, paths: Sequence[Path], languages: Optional[Sequence[str]] = None) -> Dict[str, float]:
+def tune_media_thresholds(
+    nlp: Language, component: str, paths: Sequence[Path], languages: Optional[Sequence[str]] = None
+) -> Dict[str, float]:
     """Per-frame thresholds for micro-F1 on the (dev) articles, shrunk towards one global
     threshold by as much as cross-validation within dev says (media_eval.tune_shrunk_thresholds);
     set in the component's cfg (saved with it)."""
@@ -57,5 +64,13 @@ def evaluate_media(nlp: Language, component: str, paths: Sequence[Path]) -> Dict
 
 
 def _rounded(scores: Dict[str, Any]) -> Dict[str, Any]:
-    return {k: (round(v, 4) if isinstance(v, float) else {f: round(x, 4) for f, x in v.items()} if isinstance(v, dict) else v)
-            for k, v in scores.items()}
+    return {
+        k: (
+            round(v, 4)
+            if isinstance(v, float)
+            else {f: round(x, 4) for f, x in v.items()}
+            if isinstance(v, dict)
+            else v
+        )
+        for k, v in scores.items()
+    }

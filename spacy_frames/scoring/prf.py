@@ -1,4 +1,5 @@
 """Precision, recall and F1: the one helper every scorer uses."""
+
 from typing import Tuple
 
 

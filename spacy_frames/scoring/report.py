@@ -9,6 +9,7 @@ shown only when the gold docs hold the annotation it needs and the pipeline has 
 component that gives it. The data may mix tasks (FrameNet sentences, discourse
 relations, articles): each scorer scores only the docs with its gold.
 """
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
@@ -76,7 +77,9 @@ def check_data(path: Union[str, Path]) -> Path:
     if not path.exists():
         raise FileNotFoundError(f"Evaluation data '{path}' not found.")
     if path.is_dir() or path.suffix != ".spacy":
-        raise ValueError(f"Evaluation data '{path}' is not a .spacy file (a DocBin of gold docs, as `spacy convert` writes).")
+        raise ValueError(
+            f"Evaluation data '{path}' is not a .spacy file (a DocBin of gold docs, as `spacy convert` writes)."
+        )
     return path
 
 
@@ -107,7 +110,9 @@ def _cfg(nlp: Language, found: Dict[str, str], factory: str, key: str, default: 
 def gold_keys(nlp: Language) -> Dict[str, str]:
     """The span keys of the gold, as the pipeline's components are configured."""
     found = components(nlp)
-    targets_key = _cfg(nlp, found, "frame_identifier", "targets_key", _cfg(nlp, found, "frame_inducer", "targets_key", TARGETS_KEY))
+    targets_key = _cfg(
+        nlp, found, "frame_identifier", "targets_key", _cfg(nlp, found, "frame_inducer", "targets_key", TARGETS_KEY)
+    )
     return {"targets_key": targets_key, "fe_key": _cfg(nlp, found, "frame_elements", "fe_key", FE_KEY)}
 
 
@@ -125,8 +130,11 @@ def gold_annotations(docs: Sequence[Doc], *, targets_key: str = TARGETS_KEY, fe_
 
 def select_metrics(annotations: Dict[str, int], factories: Sequence[str], gold_targets: bool = False) -> List[Metric]:
     """The rows: data with the annotation, pipeline with the component."""
-    return [m for m in METRICS if annotations.get(m.annotation) and m.factory in factories
-            and not (gold_targets and m.key in TARGET_DETECTION)]
+    return [
+        m
+        for m in METRICS
+        if annotations.get(m.annotation) and m.factory in factories and not (gold_targets and m.key in TARGET_DETECTION)
+    ]
 
 
 def describe(annotations: Dict[str, int]) -> str:
@@ -134,7 +142,9 @@ def describe(annotations: Dict[str, int]) -> str:
     return ", ".join(found) if found else "no gold annotation of any of " + ", ".join(ANNOTATIONS.values())
 
 
-def make_examples(nlp: Language, docs: Sequence[Doc], *, gold_targets: bool = False, targets_key: str = TARGETS_KEY) -> List[Example]:
+def make_examples(
+    nlp: Language, docs: Sequence[Doc], *, gold_targets: bool = False, targets_key: str = TARGETS_KEY
+) -> List[Example]:
     """Examples as the components' readers make them: raw text, except a discourse
     relation's two argument spans (the task's input, with the component's separator)
     and, with `gold_targets`, the gold targets."""
@@ -173,7 +183,9 @@ class ReportScorer(Scorer):
         return scores
 
 
-def evaluate_report(nlp: Language, data_path: Union[str, Path], *, gold_targets: bool = False, batch_size: Optional[int] = None) -> Dict[str, Any]:
+def evaluate_report(
+    nlp: Language, data_path: Union[str, Path], *, gold_targets: bool = False, batch_size: Optional[int] = None
+) -> Dict[str, Any]:
     """Evaluate `nlp` on a gold DocBin: {"data", "documents", "annotations" (counts),
     "components", "rows" ([{"name", "key", "value"}], the table, words/s last),
     "scores" (all of nlp.evaluate's), "words_per_second"}. Raises ValueError when the
@@ -197,9 +209,14 @@ def evaluate_report(nlp: Language, data_path: Union[str, Path], *, gold_targets:
     scores = nlp.evaluate(examples, batch_size=batch_size, scorer=ReportScorer(nlp, induction))
     rows = [{"name": m.name, "key": m.key, "value": scores.get(m.key)} for m in metrics + [SPEED]]
     return {
-        "data": str(data_path), "documents": len(docs), "annotations": annotations, "gold_targets": gold_targets,
+        "data": str(data_path),
+        "documents": len(docs),
+        "annotations": annotations,
+        "gold_targets": gold_targets,
         "components": {factory: name for factory, name in found.items() if factory in OURS},
-        "rows": rows, "scores": scores, "words_per_second": scores.get("speed"),
+        "rows": rows,
+        "scores": scores,
+        "words_per_second": scores.get("speed"),
     }
 
 
@@ -215,8 +232,9 @@ def print_report(report: Dict[str, Any], printer=None) -> None:
     from wasabi import Printer
 
     msg = printer if printer is not None else Printer()
-    msg.info(f"{report['data']}: {report['documents']} docs; {describe(report['annotations'])}"
-             + (" (gold targets given)" if report.get("gold_targets") else ""))
+    msg.info(
+        f"{report['data']}: {report['documents']} docs; {describe(report['annotations'])}"
+        + (" (gold targets given)" if report.get("gold_targets") else "")
+    )
     data = [(row["name"], format_value(row["key"], row["value"]), row["key"]) for row in report["rows"]]
     msg.table(data, header=("", "score", "key"), aligns=("l", "r", "l"), divider=True, title="Results")
-

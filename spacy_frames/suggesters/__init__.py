@@ -14,6 +14,7 @@ existed.
 - discourse.py: argument pairs for discourse_sense;
 - frame_elements.py: (target, candidate span) rows for frame_elements.
 """
+
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy

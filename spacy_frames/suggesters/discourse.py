@@ -2,6 +2,7 @@
 the [Arg1, Arg2] pair of `doc.spans[args_key]` when it holds exactly two non-empty spans,
 else every pair of adjacent sentences (sentences from the pipeline when it sets them, else
 a punctuation rule; sentences of whitespace only are left out)."""
+
 from typing import Callable, Iterable, List, Optional, Tuple
 
 from spacy.pipeline import Sentencizer

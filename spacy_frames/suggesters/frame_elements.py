@@ -15,11 +15,11 @@ A candidate never overlaps its target (the FE layer excludes the target; FEs tha
 overlap it are skipped in the data and counted). Sentences come from the pipeline when it
 sets them, else the whole doc is one sentence (the window still bounds the cost).
 """
+
 from functools import partial
 from typing import Callable, Iterable, List, Optional, Tuple
 
 import numpy
-
 from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
 from spacy.symbols import ADP
 from spacy.tokens import Doc, Span
@@ -65,7 +65,9 @@ def suggest_fe_candidates(
         doc_rows = [numpy.zeros((0, 4), dtype="int32")]
         for target in targets:
             cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap)
-            doc_rows.append(numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands]))
+            doc_rows.append(
+                numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands])
+            )
         rows.append(numpy.concatenate(doc_rows))
     return to_ragged(rows, width=4, ops=ops)
 
@@ -112,7 +114,12 @@ def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
 
 
 def fe_candidates(
-    doc: Doc, target: Span, max_ngram: int, window: int, subtrees: bool = True, ngram_gap: Optional[int] = None,
+    doc: Doc,
+    target: Span,
+    max_ngram: int,
+    window: int,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = None,
     tokens: Optional["DocArrays"] = None,
 ) -> List[Tuple[int, int]]:
     """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
@@ -133,7 +140,9 @@ def _candidates(
         if ngram_gap is None:
             s = numpy.arange(lo, hi)
         else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
-            s = numpy.concatenate([numpy.arange(t_start - n - ngram_gap, t_start - n + 1), numpy.arange(t_end, t_end + ngram_gap + 1)])
+            s = numpy.concatenate(
+                [numpy.arange(t_start - n - ngram_gap, t_start - n + 1), numpy.arange(t_end, t_end + ngram_gap + 1)]
+            )
         starts.append(s)
         ends.append(s + n)
     if subtrees and tokens.parsed and lo < hi:

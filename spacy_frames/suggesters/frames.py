@@ -12,6 +12,7 @@ Prediction time (registered suggesters, see the package docstring):
 Training time (frame_identifier): the gold targets mapped onto the predicted docs, and the
 detector's examples (gold targets, and the suggester's other candidates as negatives).
 """
+
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
@@ -58,7 +59,9 @@ def suggest_frame_targets(
 class TargetBatch:
     """The targets of a batch of docs: spans, their LUs, and whether they were preset."""
 
-    def __init__(self, docs: List[Doc], spans: List[List[Span]], lexical_units: List[List[Optional[str]]], preset: List[bool]):
+    def __init__(
+        self, docs: List[Doc], spans: List[List[Span]], lexical_units: List[List[Optional[str]]], preset: List[bool]
+    ):
         self.docs = docs
         self.spans = spans
         self.lexical_units = lexical_units
@@ -105,13 +108,18 @@ def gold_targets(
 
 
 def detection_examples(
-    docs: List[Doc], gold_spans: List[List[Span]], partial: List[bool], candidates: Callable[[List[Doc]], List[List[Span]]]
+    docs: List[Doc],
+    gold_spans: List[List[Span]],
+    partial: List[bool],
+    candidates: Callable[[List[Doc]], List[List[Span]]],
 ) -> Tuple[List[List[Span]], List[float]]:
     """Gold targets (label 1) plus the candidates (`candidates(docs)`: the suggester's,
     without preset targets) that are not targets (label 0), in docs with at least one
     gold target (FrameNet leaves many sentences unannotated) whose annotation is
     exhaustive (exemplars annotate one LU only). Each doc lists its gold targets first."""
-    exhaustive = [i for i, (golds, is_partial_doc) in enumerate(zip(gold_spans, partial)) if golds and not is_partial_doc]
+    exhaustive = [
+        i for i, (golds, is_partial_doc) in enumerate(zip(gold_spans, partial)) if golds and not is_partial_doc
+    ]
     found = dict(zip(exhaustive, candidates([docs[i] for i in exhaustive]) if exhaustive else []))
     spans, labels = [], []
     for i, golds in enumerate(gold_spans):

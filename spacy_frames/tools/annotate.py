@@ -1,4 +1,5 @@
 """Annotate raw text with a trained pipeline and render its frames for people."""
+
 from typing import List, Sequence
 
 import spacy
@@ -17,8 +18,11 @@ def format_doc(doc: Doc) -> str:
     lines: List[str] = [doc.text, ""]
     frames = doc._.frames
     if not frames:
-        lines.append("(no frames: this pipeline has no frame component yet)" if "frames" not in doc.spans
-                     else "(no frame-evoking targets found)")
+        lines.append(
+            "(no frames: this pipeline has no frame component yet)"
+            if "frames" not in doc.spans
+            else "(no frame-evoking targets found)"
+        )
     for span in frames:
         ranking = span._.frame_ranking or []
         alternatives = ", ".join(f"{name} {score:.2f}" for name, score in ranking[1:4])
@@ -36,7 +40,9 @@ def format_doc(doc: Doc) -> str:
             arg1, arg2 = doc.text[slice(*rel["arg1"])], doc.text[slice(*rel["arg2"])]
             lines.append(f"{_short(arg1)!r} -> {_short(arg2)!r}: {rel['sense']} ({rel['score']:.2f})")
     if doc._.media_frames:  # media_framer: the article's frames, best first
-        lines.extend(["", "media frames: " + ", ".join(f"{f} ({doc.cats.get(f, 0.0):.2f})" for f in doc._.media_frames)])
+        lines.extend(
+            ["", "media frames: " + ", ".join(f"{f} ({doc.cats.get(f, 0.0):.2f})" for f in doc._.media_frames)]
+        )
     return "\n".join(lines)
 
 

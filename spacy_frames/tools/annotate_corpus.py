@@ -7,11 +7,12 @@ records come from one process, `n_process` processes, or a Dask cluster
 (tools/dask_annotate.py): scores are rounded to 4 decimals, so the files are
 byte-identical however they were computed.
 """
+
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -31,24 +32,34 @@ def doc_to_record(doc: Doc, doc_id: str) -> Dict:
     frames = []
     for span in doc._.frames:
         ranking = [[name, _score(score)] for name, score in (span._.frame_ranking or [])]
-        frames.append({
-            "start": span.start_char, "end": span.end_char, "text": span.text,
-            "frame": span.label_ or None, "lexical_unit": span._.lexical_unit,
-            "score": ranking[0][1] if ranking and ranking[0][0] == span.label_ else None,
-            "ranking": ranking,
-            "induced_frame": span._.induced_frame, "induced_frame_label": span._.induced_frame_label,
-            "frame_elements": [
-                {"start": fe.start_char, "end": fe.end_char, "text": fe.text, "label": fe.label_}
-                for fe in span._.frame_elements
-            ],
-        })
+        frames.append(
+            {
+                "start": span.start_char,
+                "end": span.end_char,
+                "text": span.text,
+                "frame": span.label_ or None,
+                "lexical_unit": span._.lexical_unit,
+                "score": ranking[0][1] if ranking and ranking[0][0] == span.label_ else None,
+                "ranking": ranking,
+                "induced_frame": span._.induced_frame,
+                "induced_frame_label": span._.induced_frame_label,
+                "frame_elements": [
+                    {"start": fe.start_char, "end": fe.end_char, "text": fe.text, "label": fe.label_}
+                    for fe in span._.frame_elements
+                ],
+            }
+        )
     relations = [
         {key: (_score(value) if key == "score" else value) for key, value in relation.items()}
         for relation in doc._.discourse_relations
     ]
     return {
-        "id": doc_id, "text": doc.text, "frames": frames, "discourse_relations": relations,
-        "media_frames": list(doc._.media_frames), "cats": {label: _score(score) for label, score in doc.cats.items()},
+        "id": doc_id,
+        "text": doc.text,
+        "frames": frames,
+        "discourse_relations": relations,
+        "media_frames": list(doc._.media_frames),
+        "cats": {label: _score(score) for label, score in doc.cats.items()},
     }
 
 

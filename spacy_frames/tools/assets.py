@@ -14,6 +14,7 @@ The asset list is project.yml's `assets` section (the weasel schema: `dest`, `ur
 Every failure says what is missing and how to get it, and a failed fetch never
 leaves a half-written asset behind.
 """
+
 import fnmatch
 import shutil
 import subprocess
@@ -202,7 +203,7 @@ def _extract_folder(archives: List[Path], folder: str, staged: Path) -> None:
             for member in zf.infolist():
                 if member.is_dir() or not member.filename.startswith(prefix):
                     continue
-                target = staged / member.filename[len(prefix):]
+                target = staged / member.filename[len(prefix) :]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(member) as src, open(target, "wb") as out:
                     shutil.copyfileobj(src, out)

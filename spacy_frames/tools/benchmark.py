@@ -3,6 +3,7 @@
 Each pipeline is measured in a fresh spawned process, so peak memory is that
 pipeline's alone and models measured in the same run do not share caches.
 """
+
 import multiprocessing
 import platform
 import resource
@@ -32,7 +33,9 @@ def load_texts(corpus: Union[str, Path], n_words: int) -> List[str]:
     return texts
 
 
-def measure_pipeline(model: str, texts: List[str], n_threads: int, batch_size: int, disable: Sequence[str] = ()) -> Dict:
+def measure_pipeline(
+    model: str, texts: List[str], n_threads: int, batch_size: int, disable: Sequence[str] = ()
+) -> Dict:
     """Run in the current process: load `model` (without the components `disable`), warm
     up, time nlp.pipe over texts."""
     import spacy

@@ -5,6 +5,7 @@ Every reader yields the documents in input order with the place they came from
 column, undecodable bytes) is yielded too, with `error` set and no text, so the caller
 decides whether to stop there or to skip it; reading never stops half-way silently.
 """
+
 import csv
 import io
 import json
@@ -93,7 +94,9 @@ def _read_lines(handle: BinaryIO, name: str) -> Iterator[InputDocument]:
         for number, raw in enumerate(handle, 1):
             raw = raw.rstrip(b"\r\n")
             text = _decode(raw)
-            yield InputDocument(number - 1, str(number), text, f"{name}:{number}", None if text is not None else _undecodable(raw))
+            yield InputDocument(
+                number - 1, str(number), text, f"{name}:{number}", None if text is not None else _undecodable(raw)
+            )
 
 
 def _text_files(directory: Path):

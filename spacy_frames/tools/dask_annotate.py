@@ -8,6 +8,7 @@ JSON lines; they are written in input order, so the output is byte-identical to 
 single-process run. At most two partitions per worker are in flight, so memory stays
 bounded however long the corpus is.
 """
+
 from collections import deque
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Sequence, Tuple
@@ -30,7 +31,9 @@ def _load_once(model: str, exclude: Tuple[str, ...]):
     return _PIPELINES[key]
 
 
-def annotate_partition(model: str, exclude: Tuple[str, ...], items: List[Tuple[str, str]], batch_size: int) -> List[str]:
+def annotate_partition(
+    model: str, exclude: Tuple[str, ...], items: List[Tuple[str, str]], batch_size: int
+) -> List[str]:
     """Runs on a worker: the record lines of one partition of (text, id) pairs."""
     from .annotate_corpus import record_line
 
@@ -64,7 +67,11 @@ def _model_for_workers(model: str) -> str:
 
 
 def annotate_on_dask(
-    address: str, model: str, exclude: Sequence[str], documents: Iterable[InputDocument], batch_size: int,
+    address: str,
+    model: str,
+    exclude: Sequence[str],
+    documents: Iterable[InputDocument],
+    batch_size: int,
     partition_size: int = 0,
 ) -> Iterator[Tuple[InputDocument, str]]:
     """(document, record line) for every document, in input order."""

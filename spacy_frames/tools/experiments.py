@@ -7,6 +7,7 @@ results go to one JSON file in the script's runs folder (metrics/<component>/run
 table can be built over several sessions. `report` collects every run file into one
 summary. The file format is each script's own and never changes with this module.
 """
+
 import json
 import subprocess
 import sys
@@ -46,8 +47,13 @@ def load_runs(runs: Path, hint: Optional[str] = None) -> Dict[str, Dict[str, Any
     return found
 
 
-def report(runs: Path, output: Path, summarize: Callable[[Dict[str, Dict[str, Any]]], Dict[str, Any]], data: Optional[Path] = None,
-           hint: str = "run some first") -> Dict[str, Any]:
+def report(
+    runs: Path,
+    output: Path,
+    summarize: Callable[[Dict[str, Dict[str, Any]]], Dict[str, Any]],
+    data: Optional[Path] = None,
+    hint: str = "run some first",
+) -> Dict[str, Any]:
     """Summarize every run of `runs` (with the data counts of `data` when that file
     exists) into `output` and print the summary's table."""
     summary = summarize(load_runs(runs, hint))
@@ -88,9 +94,29 @@ def timed_train(root: Path, config: Path, output: Path, args: Sequence[str], gpu
     the configs' v1 logger), so a run can say where its dev curve peaked."""
     output.mkdir(parents=True, exist_ok=True)
     (output / "timing.json").unlink(missing_ok=True)  # the marker of a finished run: see finished_training
-    log = ["--training.logger.@loggers", "spacy.ConsoleLogger.v2", "--training.logger.output_file", str(output / TRAIN_LOG)]
-    cmd = [sys.executable, str(root / "scripts" / "timed.py"), str(output / "timing.json"), "--",
-           sys.executable, "-m", "spacy", "train", str(config), "--output", str(output), *log, *args, "--gpu-id", str(gpu_id)]
+    log = [
+        "--training.logger.@loggers",
+        "spacy.ConsoleLogger.v2",
+        "--training.logger.output_file",
+        str(output / TRAIN_LOG),
+    ]
+    cmd = [
+        sys.executable,
+        str(root / "scripts" / "timed.py"),
+        str(output / "timing.json"),
+        "--",
+        sys.executable,
+        "-m",
+        "spacy",
+        "train",
+        str(config),
+        "--output",
+        str(output),
+        *log,
+        *args,
+        "--gpu-id",
+        str(gpu_id),
+    ]
     subprocess.run(cmd, check=True)
 
 
@@ -115,7 +141,10 @@ def dev_curve(output: Path) -> Optional[Dict[str, Any]]:
     path = output / TRAIN_LOG
     if not path.exists():
         return None
-    rows = [{"step": r["step"], "score": round(r["score"], 4), **{k: round(v, 2) for k, v in r["scores"].items()}} for r in srsly.read_jsonl(path)]
+    rows = [
+        {"step": r["step"], "score": round(r["score"], 4), **{k: round(v, 2) for k, v in r["scores"].items()}}
+        for r in srsly.read_jsonl(path)
+    ]
     if not rows:
         return None
     best = max(reversed(rows), key=lambda r: r["score"])

@@ -10,6 +10,7 @@ error at most 2**-11). The shared transformer is left as it is unless it is name
 
     python -m spacy_frames half-storage training/frames_trf --component frame_identifier --component discourse_sense
 """
+
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -51,15 +52,21 @@ def half_storage(model: Path, components: List[str], output: Optional[Path] = No
     nlp = load_pipeline(model)
     unknown = [name for name in components if name not in nlp.component_names]
     if unknown:
-        raise ValueError(f"half_storage: no component {', '.join(map(repr, unknown))} in {model} (it has: {', '.join(nlp.component_names)})")
+        raise ValueError(
+            f"half_storage: no component {', '.join(map(repr, unknown))} in {model} (it has: {', '.join(nlp.component_names)})"
+        )
     chosen = {name: torch_modules(nlp.get_pipe(name)) for name in components}
     empty = [name for name, modules in chosen.items() if not modules]
     if empty:
-        raise ValueError(f"half_storage: {', '.join(map(repr, empty))} saves no torch weights of its own (a listener or a head has none)")
+        raise ValueError(
+            f"half_storage: {', '.join(map(repr, empty))} saves no torch weights of its own (a listener or a head has none)"
+        )
     others = {id(m) for name in nlp.component_names if name not in chosen for m in torch_modules(nlp.get_pipe(name))}
     shared = [name for name, modules in chosen.items() if any(id(m) in others for m in modules)]
     if shared:
-        raise ValueError(f"half_storage: {', '.join(map(repr, shared))} shares torch weights with a component not named; name both or neither")
+        raise ValueError(
+            f"half_storage: {', '.join(map(repr, shared))} shares torch weights with a component not named; name both or neither"
+        )
     before = {name: _float_bytes(modules) for name, modules in chosen.items()}
     for modules in chosen.values():
         for module in modules:
@@ -69,7 +76,10 @@ def half_storage(model: Path, components: List[str], output: Optional[Path] = No
     return {
         "model": str(target),
         "components": {
-            name: {"float32_mib_before": round(before[name]["float32"] / 2**20, 1), "float16_mib_after": round(_float_bytes(chosen[name])["float16"] / 2**20, 1)}
+            name: {
+                "float32_mib_before": round(before[name]["float32"] / 2**20, 1),
+                "float16_mib_after": round(_float_bytes(chosen[name])["float16"] / 2**20, 1),
+            }
             for name in chosen
         },
     }

@@ -8,6 +8,7 @@ stays bounded (10,000 documents: about 640,000 spaCy tokens, a third of them in 
 huge documents). `huge_words` shrinks the huge document for tests. Strings only: lone surrogates cannot be encoded as UTF-8 (spaCy's
 serialisation and its n_process workers would fail on the input itself, not the pipeline).
 """
+
 import json
 import random
 from typing import Callable, Dict, Iterator, List, NamedTuple
@@ -28,8 +29,28 @@ ARABIC = ["قررت اللجنة تأجيل التصويت.", "ارتفعت ال
 DEVANAGARI = ["समिति ने मतदान स्थगित करने का निर्णय लिया।", "कीमतें तेज़ी से बढ़ीं", "क्षत्रिय ॐ १२३"]
 EMOJI = ["😀", "👩‍👩‍👧‍👦", "👍🏽", "🇩🇪", "🏳️‍🌈", "❤️", "🤷‍♀️", "1️⃣", "🧑🏿‍🚀"]
 COMBINING = ["\u0301", "\u0308", "\u0336", "\u20dd", "\u0489", "\u0327", "\u035c"]
-CONTROL = ["\x00", "\x1b[31m", "\x1b[0m", "\u200b", "\ufeff", "\u202e", "\u200d", "\x07", "\x7f", "\u2028",
-           "\u2029", "\x0c", "\x0b", "\r", "\x85", "\ufffe", "\uffff", "\ue000", "\U0010ffff", "\u00ad"]
+CONTROL = [
+    "\x00",
+    "\x1b[31m",
+    "\x1b[0m",
+    "\u200b",
+    "\ufeff",
+    "\u202e",
+    "\u200d",
+    "\x07",
+    "\x7f",
+    "\u2028",
+    "\u2029",
+    "\x0c",
+    "\x0b",
+    "\r",
+    "\x85",
+    "\ufffe",
+    "\uffff",
+    "\ue000",
+    "\U0010ffff",
+    "\u00ad",
+]
 WHITESPACE = [" ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\u2003", "\u202f"]
 PUNCTUATION = ["!", "?", ".", ",", ";", ":", "-", "—", "…", "'", '"', "(", ")", "*", "#", "/", "\\", "|", "¿", "¡"]
 
@@ -61,7 +82,9 @@ def _huge(rng: random.Random, n_words: int = HUGE_WORDS) -> str:
 
 def _long_token(rng: random.Random) -> str:
     if rng.random() < 0.5:
-        token = "https://example.com/" + "".join(rng.choice("abcdefghij0123456789/?=&%-_.") for _ in range(LONG_TOKEN_CHARS))
+        token = "https://example.com/" + "".join(
+            rng.choice("abcdefghij0123456789/?=&%-_.") for _ in range(LONG_TOKEN_CHARS)
+        )
     else:
         token = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(LONG_TOKEN_CHARS))
     return f"{_english(rng)} {token} {_english(rng)}" if rng.random() < 0.5 else token
@@ -69,14 +92,19 @@ def _long_token(rng: random.Random) -> str:
 
 def _markup(rng: random.Random) -> str:
     sentence = _english(rng)
-    return rng.choice([
-        f"<html><head><style>p {{color: red}}</style><script>var x = '<p>';</script></head>"
-        f"<body><p class=\"a\">{sentence}</p><br/><a href='x?a=1&amp;b=2'>link</a>&nbsp;&lt;&gt;</body></html>",
-        f"# Title\n\n* {sentence}\n* **bold** _it_ `code`\n\n```python\nprint('x')\n```\n\n> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n[link](http://x.y)",
-        json.dumps({"text": sentence, "nested": {"list": [1, 2.5, None, True], "empty": {}}, "unicode": "é😀"}, ensure_ascii=rng.random() < 0.5),
-        f"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE doc [<!ENTITY e \"&#233;\">]>\n<doc xmlns:x=\"urn:x\">"
-        f"<x:p id=\"1\">{sentence}</x:p><![CDATA[<not> & markup]]><!-- comment --><empty/>&e;&#x1F600;</doc>",
-    ])
+    return rng.choice(
+        [
+            f"<html><head><style>p {{color: red}}</style><script>var x = '<p>';</script></head>"
+            f"<body><p class=\"a\">{sentence}</p><br/><a href='x?a=1&amp;b=2'>link</a>&nbsp;&lt;&gt;</body></html>",
+            f"# Title\n\n* {sentence}\n* **bold** _it_ `code`\n\n```python\nprint('x')\n```\n\n> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n[link](http://x.y)",
+            json.dumps(
+                {"text": sentence, "nested": {"list": [1, 2.5, None, True], "empty": {}}, "unicode": "é😀"},
+                ensure_ascii=rng.random() < 0.5,
+            ),
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE doc [<!ENTITY e "&#233;">]>\n<doc xmlns:x="urn:x">'
+            f'<x:p id="1">{sentence}</x:p><![CDATA[<not> & markup]]><!-- comment --><empty/>&e;&#x1F600;</doc>',
+        ]
+    )
 
 
 def _undecodable(rng: random.Random) -> str:
@@ -101,18 +129,32 @@ KINDS: Dict[str, Callable[[random.Random], str]] = {
     "devanagari": lambda rng: _mix(DEVANAGARI, rng, rng.randint(1, 10), " "),
     "emoji": lambda rng: _mix(EMOJI + [" "], rng, rng.randint(1, 100)),
     # a letter under a pile of marks, and marks with no base at all at the start
-    "combining": lambda rng: _mix(COMBINING, rng, 3) + " ".join(w + _mix(COMBINING, rng, rng.randint(1, 30)) for w in _words(rng, 8)),
+    "combining": lambda rng: (
+        _mix(COMBINING, rng, 3) + " ".join(w + _mix(COMBINING, rng, rng.randint(1, 30)) for w in _words(rng, 8))
+    ),
     "control": lambda rng: _mix(CONTROL + _words(rng, 10) + [" "], rng, rng.randint(1, 150)),
     "undecodable": _undecodable,
     "long_token": _long_token,
     "markup": _markup,
     "punctuation": lambda rng: _mix(PUNCTUATION, rng, rng.randint(1, 2000)),
-    "newlines": lambda rng: "\n" * rng.randint(1, 500) + "\n".join(_english(rng) + "\n" * rng.randint(0, 50) for _ in range(3)),
+    "newlines": lambda rng: (
+        "\n" * rng.randint(1, 500) + "\n".join(_english(rng) + "\n" * rng.randint(0, 50) for _ in range(3))
+    ),
     # hostile pieces between real sentences: frame targets, FE candidates and sentence
     # pairs right next to the weirdness, where the components do most with it
     "mixed": lambda rng: " ".join(
-        rng.choice([_english(rng), _mix(CONTROL, rng, 3), _mix(EMOJI, rng, 3), rng.choice(CJK), _mix(PUNCTUATION, rng, 20),
-                    "\n\n\n", _words(rng, 1)[0] + _mix(COMBINING, rng, 5), _undecodable(rng)[:50]])
+        rng.choice(
+            [
+                _english(rng),
+                _mix(CONTROL, rng, 3),
+                _mix(EMOJI, rng, 3),
+                rng.choice(CJK),
+                _mix(PUNCTUATION, rng, 20),
+                "\n\n\n",
+                _words(rng, 1)[0] + _mix(COMBINING, rng, 5),
+                _undecodable(rng)[:50],
+            ]
+        )
         for _ in range(rng.randint(2, 12))
     ),
 }

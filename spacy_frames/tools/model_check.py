@@ -11,6 +11,7 @@ spacy.load does, and `load_pipeline` loads and, when a reader fails inside spaCy
 `util.from_disk` (every component, the vocab and the tokenizer are read through it),
 raises `ModelDataError` for the file that reader was given.
 """
+
 import traceback
 from pathlib import Path
 from typing import Optional, Union

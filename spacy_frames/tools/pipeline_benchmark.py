@@ -5,10 +5,11 @@ bare transformer (1 and 2 processes), each component's share of the time, peak m
 Every measurement runs in a fresh spawned process (tools/benchmark.py), so peak memory
 and load time are the pipeline's own.
 """
+
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Dict, List
 
@@ -50,13 +51,21 @@ def measure(model: str, texts: List[str], n_threads: int, batch_size: int, n_pro
     n_words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size, n_process=n_process))
     seconds = time.perf_counter() - start
     result = {
-        "model": str(model), "pipeline": list(nlp.pipe_names), "n_process": n_process, "torch_threads_per_process": threads,
-        "load_seconds": round(load_seconds, 2), "docs": len(texts), "words": n_words,
-        "seconds": round(seconds, 2), "words_per_second": round(n_words / seconds, 1),
+        "model": str(model),
+        "pipeline": list(nlp.pipe_names),
+        "n_process": n_process,
+        "torch_threads_per_process": threads,
+        "load_seconds": round(load_seconds, 2),
+        "docs": len(texts),
+        "words": n_words,
+        "seconds": round(seconds, 2),
+        "words_per_second": round(n_words / seconds, 1),
     }
     if n_process == 1:
         result["component_seconds"] = component_seconds(nlp, texts, batch_size)
-    peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    peak_kib = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    )
     result["peak_rss_mib"] = round(peak_kib / 1024, 1)
     return result
 
@@ -68,7 +77,11 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
     seconds = {"tokenizer": time.perf_counter() - start}
     for name, component in nlp.pipeline:
         start = time.perf_counter()
-        docs = list(component.pipe(docs, batch_size=batch_size)) if hasattr(component, "pipe") else [component(d) for d in docs]
+        docs = (
+            list(component.pipe(docs, batch_size=batch_size))
+            if hasattr(component, "pipe")
+            else [component(d) for d in docs]
+        )
         seconds[name] = time.perf_counter() - start
     return {name: round(value, 3) for name, value in seconds.items()}
 
@@ -80,18 +93,26 @@ def measure_in_fresh_process(model: str, texts: List[str], n_threads: int, batch
         return pool.submit(measure, model, texts, n_threads, batch_size, n_process).result()
 
 
-def benchmark_pipeline(model: str, bare: str, corpus: Path, *, n_words: int = 20000, n_threads: int = 2, batch_size: int = 64) -> Dict:
+def benchmark_pipeline(
+    model: str, bare: str, corpus: Path, *, n_words: int = 20000, n_threads: int = 2, batch_size: int = 64
+) -> Dict:
     texts = load_texts(corpus, n_words)
     runs = {}
     for name, path in (("full", model), ("bare_transformer", bare)):
         for n_process in (1, 2):
-            runs[f"{name}_n_process_{n_process}"] = measure_in_fresh_process(str(path), texts, n_threads, batch_size, n_process)
+            runs[f"{name}_n_process_{n_process}"] = measure_in_fresh_process(
+                str(path), texts, n_threads, batch_size, n_process
+            )
     full = runs["full_n_process_1"]
     total = sum(full["component_seconds"].values())
     import torch
 
     return {
-        "model": str(model), "bare_transformer": str(bare), "corpus": str(corpus), "n_threads": n_threads, "batch_size": batch_size,
+        "model": str(model),
+        "bare_transformer": str(bare),
+        "corpus": str(corpus),
+        "n_threads": n_threads,
+        "batch_size": batch_size,
         "machine": {"cpus": os.cpu_count(), "torch": torch.__version__},
         "words_per_second": {key: run["words_per_second"] for key, run in runs.items()},
         "full_over_bare": round(full["words_per_second"] / runs["bare_transformer_n_process_1"]["words_per_second"], 3),

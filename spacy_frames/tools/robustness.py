@@ -11,6 +11,7 @@ current RSS is sampled every `rss_every` documents, so growth over the run shows
 process and with `n_process`, and compares their annotation records (tools/
 annotate_corpus.py) line by line; the workers' peak is RUSAGE_CHILDREN's.
 """
+
 import os
 import resource
 import sys
@@ -57,7 +58,12 @@ def _batches(documents: List[HostileDocument], size: int) -> Iterable[range]:
 
 
 def run_documents(
-    nlp: Language, documents: List[HostileDocument], *, batch_size: int = 32, rss_every: int = 1000, progress: bool = True
+    nlp: Language,
+    documents: List[HostileDocument],
+    *,
+    batch_size: int = 32,
+    rss_every: int = 1000,
+    progress: bool = True,
 ) -> Dict:
     """Every document through `nlp.pipe`, batch-wise, crashes caught (module docstring)."""
     from tqdm import tqdm
@@ -173,8 +179,13 @@ def robustness(
     return {
         "model": str(model) if not isinstance(model, Language) else nlp.meta.get("name", "pipeline"),
         "pipeline": list(nlp.pipe_names),
-        "seed": seed, "batch_size": batch_size, "huge_words": huge_words,
-        **{key: run[key] for key in ("documents", "words", "crashes", "crashes_by_error", "seconds", "words_per_second")},
+        "seed": seed,
+        "batch_size": batch_size,
+        "huge_words": huge_words,
+        **{
+            key: run[key]
+            for key in ("documents", "words", "crashes", "crashes_by_error", "seconds", "words_per_second")
+        },
         "peak_rss_mib": peak,
         "rss_mib": {"after_load": rss_after_load, "by_documents": run["rss_mib_by_documents"]},
         "n_process_identical": check["identical"],
