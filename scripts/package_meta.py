@@ -34,13 +34,13 @@ FRAMES = "metrics/frame_identifier.json"
 ELEMENTS = "metrics/frame_elements.json"
 INDUCER = "metrics/frame_inducer_fn17_dev.json"
 DISCOURSE = "metrics/discourse_sense_final.json"
-# the main job's media_framer run (train-media: `media_experiment.py run <media_setting>
+# the main job's media_framer run (train-media: `spacy-frames train-media <media_setting>
 # --test-langs en`); its English test scores are the packaged model's
 MEDIA = "metrics/media_framer/runs/headboth-multi-en-a0@test-en.json"
 
 SCORES: List[Score] = [
     *[
-        Score(k, FRAMES, f"fn15_gold_targets.{k}", 0.01, "FrameNet 1.5 test, gold targets", "evaluate-frames")
+        Score(k, FRAMES, f"fn15_gold_targets.{k}", 0.01, "FrameNet 1.5 test, gold targets", "evaluate")
         for k in ("frame_acc", "frame_r1", "frame_r5", "frame_overall")
     ],
     *[
@@ -50,14 +50,12 @@ SCORES: List[Score] = [
             f"fn15_target_detection.{k}",
             0.01,
             "FrameNet 1.5 test, raw text (targets detected)",
-            "evaluate-frames",
+            "evaluate",
         )
         for k in ("target_p", "target_r", "target_f")
     ],
     *[
-        Score(
-            k, ELEMENTS, f"fn15_test.{k}", 0.01, "FrameNet 1.5 test, gold targets and frames", "evaluate-frame-elements"
-        )
+        Score(k, ELEMENTS, f"fn15_test.{k}", 0.01, "FrameNet 1.5 test, gold targets and frames", "evaluate")
         for k in ("fe_p", "fe_r", "fe_f")
     ],
     Score(
@@ -66,7 +64,7 @@ SCORES: List[Score] = [
         "fn15_test_end_to_end.fe_f",
         0.01,
         "FrameNet 1.5 test, raw text (predicted targets and frames)",
-        "evaluate-frame-elements",
+        "evaluate",
     ),
     Score(
         "induce_bcf",
@@ -74,7 +72,7 @@ SCORES: List[Score] = [
         "verb.all.bcf",
         0.01,
         "FrameNet 1.7 dev verb targets, the packaged centroids (BCubed F1)",
-        "score-inducer-fn17",
+        "evaluate",
     ),
     Score(
         "induce_pif",
@@ -82,7 +80,7 @@ SCORES: List[Score] = [
         "verb.all.pif",
         0.01,
         "FrameNet 1.7 dev verb targets, the packaged centroids (purity / inverse-purity F1)",
-        "score-inducer-fn17",
+        "evaluate",
     ),
     *[
         Score(
@@ -91,7 +89,7 @@ SCORES: List[Score] = [
             f"gdtb_test.{level}.{name}",
             0.01,
             "GDTB test implicit relations, the main job's model",
-            "evaluate-discourse",
+            "evaluate",
         )
         for level in ("l1", "l2")
         for name in ("acc", "macro_f1")

@@ -25,7 +25,7 @@ import srsly
 import typer
 
 ROOT = Path(__file__).resolve().parents[1]
-INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]"'
+INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]" -c constraints.txt'
 MAIN_JOB = "python -m spacy project run all"
 
 
@@ -88,6 +88,11 @@ def main(
         path.parent.name: json.loads(path.read_text())["minutes"]
         for path in sorted((clone_dir / "training").glob("*/timing.json"))
     }
+    # the main job rewrites the committed metrics it owns: any that came out different is listed
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--", "metrics"], cwd=clone_dir, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    result["metrics_changed"] = [line[3:] for line in changed]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result, indent=2) + "\n")
     typer.echo(json.dumps(result, indent=2))

@@ -4,7 +4,7 @@
 
 Used by the training steps of project.yml, so that every training run leaves
 its own cost next to the model (collected into metrics/ by
-scripts/collect_training_time.py). The command's exit status is passed on.
+frames_lab.collect_training_time in experiments/). The command's exit status is passed on.
 """
 
 import os

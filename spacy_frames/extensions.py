@@ -27,6 +27,40 @@ ARGS_KEY = "discourse_args"
 BODY_VECTOR_KEY = "media_body_vector"
 
 
+# the span-group attribute that flags a doc whose targets are not exhaustively annotated
+PARTIAL = "partial"
+
+
+def mark_partial(doc: Doc, key: str = TARGETS_KEY) -> None:
+    """Flag a doc whose targets are not exhaustively annotated (an exemplar sentence
+    annotates one lexical unit): its other words are no evidence of 'not a target'."""
+    if key in doc.spans:
+        doc.spans[key].attrs[PARTIAL] = True
+
+
+def is_partial(doc: Doc, key: str = TARGETS_KEY) -> bool:
+    return key in doc.spans and bool(doc.spans[key].attrs.get(PARTIAL, False))
+
+
+def align_target(ref: Span, predicted: Doc) -> Optional[Span]:
+    """`ref` (a target of another tokenisation of the same text) as a span of `predicted`,
+    aligned by characters, with its label, lexical unit and pieces; None if it cannot be."""
+    span = predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
+    if span is None:
+        return None
+    span._.lexical_unit = ref._.lexical_unit
+    if ref._.target_parts:
+        parts = []
+        for start, end in ref._.target_parts:
+            piece = predicted.char_span(
+                ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand"
+            )
+            if piece is not None:
+                parts.append([piece.start, piece.end])
+        span._.target_parts = parts or None
+    return span
+
+
 def get_doc_frames(doc: Doc) -> List[Span]:
     """``doc._.frames``: the spans of ``doc.spans["frames"]`` in document order."""
     if FRAMES_KEY not in doc.spans:

@@ -1,4 +1,4 @@
-"""Shared test fixtures: a tiny random BERT built on the fly, the test configs, markers."""
+"""Shared test fixtures: a tiny random BERT built on the fly, the test configs (markers: pyproject.toml)."""
 
 from pathlib import Path
 
@@ -17,10 +17,6 @@ TINY_BERT_SENTENCES = [
     "Your contribution to Goodwill will mean more than you may know.",
     "In contrast, the new law reduced taxes for small businesses.",
 ]
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: integration test with real models or data")
 
 
 def build_tiny_bert(path: Path, sentences=TINY_BERT_SENTENCES, hidden: int = 64, layers: int = 2) -> Path:

@@ -13,7 +13,7 @@ from spacy_frames.extensions import install_extensions
 from spacy_frames.tools.annotate_corpus import JsonlOutput, annotate_corpus, skipped_path
 from spacy_frames.tools.corpus_io import BadInputError, read_documents
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*has no cluster centroids")]
 
 TEXTS = [
     "The committee decided to postpone the vote after protesters blocked the entrance.",
@@ -92,6 +92,7 @@ def _touch(path):
 # --- records -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_records_hold_every_component_with_character_offsets(nlp, tmp_path):
     out = tmp_path / "out.jsonl"
     summary = annotate_corpus(nlp, str(write_txt(tmp_path / "in.txt")), out, batch_size=3, progress=False)
@@ -182,6 +183,7 @@ def test_two_processes_give_the_same_file(nlp, tmp_path):
     assert one.read_bytes() == two.read_bytes()
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_file(nlp, tiny_frames_trf, tmp_path):
     pytest.importorskip("distributed")
     source = write_txt(tmp_path / "in.txt", TEXTS * 2)
@@ -223,6 +225,7 @@ def test_bad_input_stops_after_writing_what_came_before_or_is_skipped(nlp, tmp_p
     assert len(summary.skipped) == 2
 
 
+@pytest.mark.slow
 def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path):
     runner = CliRunner()
     source = tmp_path / "in.csv"
@@ -273,6 +276,7 @@ def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path
     assert [r["text"] for r in records(out)] == ["One line.", "Two lines."]
 
 
+@pytest.mark.slow
 def test_pipeline_benchmark_times_every_component(tiny_frames_trf):
     from spacy_frames.tools.pipeline_benchmark import directory_size_mib, measure, model_directory
 
@@ -284,6 +288,7 @@ def test_pipeline_benchmark_times_every_component(tiny_frames_trf):
     assert model_directory(str(tiny_frames_trf)) == tiny_frames_trf and directory_size_mib(tiny_frames_trf) > 0
 
 
+@pytest.mark.slow
 def test_pipeline_benchmark_two_processes_inside_a_fresh_process(tiny_frames_trf):
     # benchmark-pipeline measures nlp.pipe(n_process=2) from inside a spawned worker
     from spacy_frames.tools.pipeline_benchmark import measure_in_fresh_process

@@ -1,3 +1,4 @@
+import pytest
 import srsly
 from spacy.tokens import DocBin
 from typer.testing import CliRunner
@@ -5,6 +6,7 @@ from typer.testing import CliRunner
 from spacy_frames.cli import app
 
 
+@pytest.mark.slow
 def test_annotate_and_benchmark(transformer_nlp, tmp_path):
     model = tmp_path / "pipeline"
     transformer_nlp.to_disk(model)

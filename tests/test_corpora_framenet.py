@@ -410,6 +410,7 @@ def test_missing_files_are_clear(tmp_path):
 needs_real_data = pytest.mark.skipif(not REAL.is_dir(), reason="FrameNet assets not available")
 
 
+@pytest.mark.slow
 @needs_real_data
 def test_real_fn17_counts():
     inv = read_fn17_inventory(REAL / "fn17" / "frames_xml", REAL / "fn17" / "lexicon_json" / "FN17_enlu_id.json")
@@ -420,6 +421,7 @@ def test_real_fn17_counts():
     assert len(sents) == 326 and sum(len(s.targets) for s in sents) == 2272
 
 
+@pytest.mark.slow
 @needs_real_data
 def test_real_fn15_inventory_and_split_counts():
     # about 3 s: inventory plus one pass over the 78 full-text documents
@@ -447,6 +449,7 @@ def test_inventory_loader_from_registry(tmp_path):
         registry.misc.get("spacy-frames.frame_inventory.v1")(str(tmp_path / "missing.json"))()
 
 
+@pytest.mark.slow
 def test_reader_leaves_out_the_excluded_lexical_units(tmp_path):
     # a clean frame_identifier for frame_inducer's head comparison never sees the held-out
     # verbs labelled: a full-text doc loses their targets (and is marked partial, so the word
@@ -454,7 +457,8 @@ def test_reader_leaves_out_the_excluded_lexical_units(tmp_path):
     import spacy
     from frames_toy import toy_docs
 
-    from spacy_frames.corpora.readers import create_framenet_reader, is_partial
+    from spacy_frames.corpora.readers import create_framenet_reader
+    from spacy_frames.extensions import is_partial
 
     nlp = spacy.blank("en")
     DocBin(docs=toy_docs(nlp.vocab), store_user_data=True).to_disk(tmp_path / "train.spacy")

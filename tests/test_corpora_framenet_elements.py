@@ -405,6 +405,7 @@ def test_conversion_summaries_have_frame_elements(fn15_zip, tmp_path):
 needs_real_data = pytest.mark.skipif(not REAL.is_dir(), reason="FrameNet assets not available")
 
 
+@pytest.mark.slow
 @needs_real_data
 def test_real_fe_definitions_and_dev_fes():
     # about 3 s: both inventories plus the 8 FN1.5 dev documents

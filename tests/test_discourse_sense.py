@@ -135,6 +135,7 @@ def test_adjacent_sentences_raw_text_and_bad_args(trained_discourse):
     ]
 
 
+@pytest.mark.slow
 def test_empty_one_sentence_and_very_long_docs(trained_discourse):
     nlp = spacy.load(trained_discourse)
     assert nlp("")._.discourse_relations == []
@@ -238,6 +239,7 @@ def test_cli_evaluate_and_predict_rels(trained_discourse, toy_discourse, tmp_pat
     assert result.exit_code == 1 and "convert-discourse" in result.output
 
 
+@pytest.mark.slow
 def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discourse, transformer_dir, tmp_path):
     """configs/discourse_head.cfg: the sourced transformer is frozen and annotates; only
     discourse_sense's dense layer and heads change."""

@@ -23,7 +23,7 @@ from spacy_frames.scoring.induction import score_induced_frames
 from spacy_frames.scoring.report import METRICS, check_data, evaluate_report, make_examples, print_report
 from spacy_frames.suggesters.frames import is_predicate
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*has no cluster centroids")]
 
 FRAME_KEYS = {"target_p", "target_r", "target_f", "frame_acc", "frame_r1", "frame_r5", "induce_bcf"}
 FE_KEYS = {"fe_p", "fe_r", "fe_f"}
@@ -179,6 +179,7 @@ def test_print_report_without_a_pipeline(capsys):
     ]
 
 
+@pytest.mark.slow
 def test_errors_are_clear(tiny_frames_trf, nlp, tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["evaluate", str(tiny_frames_trf), str(tmp_path / "missing.spacy")])

@@ -3,6 +3,7 @@ on gold and predicted frames, serialization, pipe / n_process, bad input)."""
 
 import warnings
 
+import numpy
 import pytest
 import spacy
 from fe_toy import FES, toy_fe_docs, toy_fe_inventory
@@ -69,6 +70,7 @@ def test_pipe_equals_call_n_process_and_serialized_spans(fe_nlp):
     assert [fe_view(doc) for doc in restored] == expected + expected
 
 
+@pytest.mark.slow
 def test_serialization_round_trips(fe_nlp):
     nlp = fe_nlp
     ref = toy_fe_docs(nlp.vocab)[0]
@@ -98,6 +100,7 @@ def test_frame_identifier_frames_are_labelled_in_the_full_pipeline(fe_nlp):
         nlp.disable_pipe("frame_identifier")
 
 
+@pytest.mark.slow
 def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
     nlp = fe_nlp
     assert nlp("")._.frames == [] and list(nlp("").spans[FE_KEY]) == []
@@ -122,10 +125,14 @@ def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
     assert len([w for w in caught if "No_such_frame" in str(w.message)]) == 1  # one warning per frame
     unknown, giving, overlapping = list(doc.spans["frames"])
     assert unknown._.frame_elements == []
-    assert giving._.frame_elements and overlapping is not None  # overlapping targets: each labelled
+    # overlapping targets: each labelled, with FEs of its own
+    assert giving._.frame_elements and overlapping._.frame_elements
+    assert all(fe._.fe_target == [overlapping.start_char, overlapping.end_char] for fe in overlapping._.frame_elements)
+    assert all(fe._.fe_target == [giving.start_char, giving.end_char] for fe in giving._.frame_elements)
     assert [s.label_ for s in doc.spans["frames"]] == ["No_such_frame", "Giving", "Giving"]  # frames untouched
 
 
+@pytest.mark.slow
 def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
     nlp = spacy.load(trained_fe)
     pipe = nlp.get_pipe("frame_elements")
@@ -162,8 +169,87 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
     inventory = toy_fe_inventory()
     spacy_frames.set_inventory(nlp, inventory)
     assert len(pipe.fe_table) == inventory.n_frame_elements and "Cooking" not in pipe.inventory
+    assert pipe.inventory is inventory and nlp.get_pipe("frame_identifier").inventory is inventory
 
 
+COOKING = dict(
+    lexical_units=["cook.v"],
+    frame_elements=[
+        {"name": "Cook", "core_type": "Core", "definition": "The one who cooks."},
+        {"name": "Food", "core_type": "Core", "definition": "What is cooked."},
+    ],
+)
+
+
+def _cooking_view(nlp):
+    doc = nlp.make_doc("She cooked the rice .")
+    doc.spans["frames"] = [doc.char_span(4, 10, label="Cooking")]
+    return fe_view(nlp(doc))
+
+
+@pytest.mark.slow
+def test_one_inventory_add_frame_through_any_door_gives_the_same_pipeline(trained_fe):
+    """frame_elements reads frame_identifier's inventory (linked by name on load, although
+    frame_identifier is disabled here) and saves no copy; a frame added to
+    frame_identifier, to frame_elements or through spacy_frames.add_frame gives the same
+    inventory, FE table and frame elements."""
+    results = []
+    for door in ("frame_identifier", "frame_elements", "spacy_frames"):
+        nlp = spacy.load(trained_fe)
+        identifier, pipe = nlp.get_pipe("frame_identifier"), nlp.get_pipe("frame_elements")
+        assert pipe.inventory is identifier.inventory
+        if door == "spacy_frames":
+            spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food by applying heat.", **COOKING)
+        else:
+            nlp.get_pipe(door).add_frame("Cooking", "A Cook prepares Food by applying heat.", **COOKING)
+        assert pipe.inventory is identifier.inventory and ("Cooking", "Cook") in pipe.fe_table
+        results.append(
+            (
+                identifier.inventory.to_dict(),
+                list(pipe.fe_table),
+                pipe.model.ops.to_numpy(pipe.model.get_param("fe_vectors")),
+                identifier.index.names,
+                _cooking_view(nlp),
+            )
+        )
+    first = results[0]
+    for other in results[1:]:
+        assert other[0] == first[0] and other[1] == first[1] and other[3] == first[3] and other[4] == first[4]
+        numpy.testing.assert_array_equal(other[2], first[2])
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        assert not (d / "frame_elements" / "frames").exists()  # no copy of the inventory
+        loaded = spacy.load(d)
+        assert loaded.get_pipe("frame_elements").inventory is loaded.get_pipe("frame_identifier").inventory
+        assert _cooking_view(loaded) == first[4]
+
+
+def test_a_saved_inventory_copy_is_not_read(fe_nlp, tmp_path):
+    """A pipeline saved with a frame_elements copy of the inventory (as earlier releases
+    saved it) loads, and its frame_elements reads frame_identifier's inventory."""
+    from fe_toy import toy_fe_inventory
+
+    fe_nlp.to_disk(tmp_path / "nlp")
+    stale = toy_fe_inventory()
+    stale.add_frame("Only_in_the_copy", "A frame frame_identifier does not have.")
+    stale.to_disk(tmp_path / "nlp" / "frame_elements" / "frames")
+    loaded = spacy.load(tmp_path / "nlp")
+    pipe = loaded.get_pipe("frame_elements")
+    assert pipe.inventory is loaded.get_pipe("frame_identifier").inventory and "Only_in_the_copy" not in pipe.inventory
+    ref = toy_fe_docs(loaded.vocab)[0]
+    assert fe_view(loaded(gold_frames_doc(loaded, ref))) == fe_view(fe_nlp(gold_frames_doc(fe_nlp, ref)))
+
+
+def test_without_frame_identifier_the_inventory_fails_clearly():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("frame_elements")
+    with pytest.raises(ValueError, match="encoder_component 'frame_identifier', which is not linked"):
+        _ = pipe.inventory
+    with pytest.raises(ValueError, match="no frame_identifier"):
+        spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food.")
+
+
+@pytest.mark.slow
 def test_bad_setup_fails_clearly(trained_frames, toy_fe_corpus, tmp_path):
     from conftest import fe_config
     from spacy.cli.train import train
@@ -287,6 +373,7 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     assert bad.exit_code == 1
 
 
+@pytest.mark.slow
 def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
     import numpy
     from conftest import fe_config, train_tiny
@@ -325,6 +412,7 @@ def test_annotate_output_lists_each_frames_elements(fe_nlp):
     assert "    Buyer                'They'" in text and "    Goods                'a car'" in text
 
 
+@pytest.mark.slow
 def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path):
     import srsly
     from typer.testing import CliRunner
@@ -405,6 +493,7 @@ def test_negative_sampling_keeps_every_fe_row():
         spacy.blank("en").add_pipe("frame_elements", config={"negative_fraction": 0.0})
 
 
+@pytest.mark.slow
 def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe_corpus, trained_frames, tmp_path):
     """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 and
     frame_elements on one transformer, which both update; both score on dev."""
@@ -429,6 +518,7 @@ def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe
     assert doc._.frames and isinstance(doc._.frames[0]._.frame_elements, list)
 
 
+@pytest.mark.slow
 def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe, toy_fe_corpus, tmp_path):
     """Gold frames of an FN1.5-labelled corpus are renamed into a pipeline trained against
     (or swapped to) a later release, FE links included, so every gold frame is one the
@@ -437,7 +527,7 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe,
 
     from spacy_frames import set_inventory
     from spacy_frames.inventory.frames import FrameInventory
-    from spacy_frames.scoring.frame_elements_eval import evaluate_frame_elements, fe_examples
+    from spacy_frames.scoring.frame_elements_eval import evaluate_frame_elements, fe_examples, load_frame_parser
 
     old = toy_fe_inventory()
     frames = {("Giving_renamed" if name == "Giving" else name): dict(info) for name, info in old.frames.items()}
@@ -457,8 +547,9 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe,
         len(s) for fes in FES for s in fes.values()
     )
     nlp.to_disk(tmp_path / "renamed")
-    before = evaluate_frame_elements(str(trained_fe), toy_fe_corpus)
+    before = evaluate_frame_elements(load_frame_parser(str(trained_fe)), str(trained_fe), toy_fe_corpus)
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*not in the frame inventory.*")
-        after = evaluate_frame_elements(str(tmp_path / "renamed"), toy_fe_corpus)
+        renamed = str(tmp_path / "renamed")
+        after = evaluate_frame_elements(load_frame_parser(renamed), renamed, toy_fe_corpus)
     assert after["fn15_dev"]["gold_fes"] == before["fn15_dev"]["gold_fes"] and after["fn15_dev"]["fe_r"] > 0

@@ -82,6 +82,7 @@ def test_empty_training_corpus_fails_clearly(tiny_bert, toy_folds, transformer_d
         nlp.get_pipe("frame_inducer").initialize(lambda: iter([]), nlp=nlp)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", LOSSES, ids=lambda loss: loss["@losses"].split(".")[1])
 def test_overfitting_every_loss(tiny_bert, toy_folds, transformer_dir, loss):
     fix_random_seed(0)
@@ -154,6 +155,7 @@ def test_mask_in_training_trains_the_mixed_vector(tiny_bert, toy_folds, transfor
     assert not any(key[0] == shim_id for key in optimizer.mom1)
 
 
+@pytest.mark.slow
 def test_centroids_assign_frames_and_skip_other_pos(tiny_bert, toy_folds, transformer_dir, trained_inducer):
     nlp = spacy.load(trained_inducer)
     docs = fit_clusters(nlp)
@@ -191,6 +193,7 @@ def test_no_centroids_warns_and_leaves_none(trained_inducer):
     assert doc.spans["targets"][0]._.induced_frame is None
 
 
+@pytest.mark.slow
 def test_serialization_roundtrips(trained_inducer):
     nlp = spacy.load(trained_inducer)
     fit_clusters(nlp)
@@ -255,6 +258,7 @@ def test_model_with_projection_head(tiny_bert, toy_folds, transformer_dir):
     assert losses["frame_inducer"] > 0
 
 
+@pytest.mark.slow
 def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_folds, transformer_dir, tmp_path):
     """configs/test/inducer_head.cfg: the sourced transformer annotates and stays as it was."""
     from conftest import component_config, train_tiny, transformer_weights
@@ -342,7 +346,7 @@ def _via_disk(inducer):
 def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer, tmp_path):
     """`spacy-frames induce --store-centroids`: the stored pipeline puts a seen verb's
     target into one of the clusters its fit instances were in."""
-    from spacy_frames.cli.induce import induce
+    from spacy_frames.recipes.inducer import induce
 
     source = tmp_path / "input.spacy"
     DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
@@ -374,6 +378,7 @@ def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer,
     assert nlp(doc).spans["targets"][0]._.induced_frame in fitted["walk"]
 
 
+@pytest.mark.slow
 def test_class_weights_are_a_model_parameter_with_their_own_learning_rate(tiny_bert, toy_folds, transformer_dir):
     """Classification losses: the class weights live in the model (stepped by
     finish_update, serialized with it) and move class_lr_scale times faster."""
@@ -409,16 +414,14 @@ def test_class_weights_are_a_model_parameter_with_their_own_learning_rate(tiny_b
     assert not triplet.model.get_ref("class_weights").has_param("W")
 
 
+@pytest.mark.slow
 def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path):
-    """scripts/frame_induction_experiment.py packaged: every assignment rule run through
+    """scripts/evaluate_inducer.py: every assignment rule run through
     the pipeline on the gold verb targets, beside one cluster per verb lemma."""
-    import sys
-    from pathlib import Path
 
-    from spacy_frames.cli.induce import induce
+    import evaluate_inducer
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import frame_induction_experiment as fie
+    from spacy_frames.recipes.inducer import induce
 
     source = tmp_path / "input.spacy"
     DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
@@ -437,7 +440,7 @@ def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path
     docs[0].spans["targets"][1].label_ = "Text"
     docs[0].spans["targets"][1]._.lexical_unit = "book.n"
     docs[1].spans["targets"][0]._.lexical_unit = "donate.v"
-    result = fie.score_packaged(nlp, docs)
+    result = evaluate_inducer.score_packaged(nlp, docs)
     assert (
         result["data"]["n_verb_targets"] == len(INSTANCES)
         and result["data"]["n_targets_seen_at_fit"] == len(INSTANCES) - 1
@@ -450,97 +453,3 @@ def test_packaged_scoring_against_one_cluster_per_verb(trained_inducer, tmp_path
             and scores["all"]["1cpv"]["n_clusters"] == len({r[3] for r in INSTANCES}) + 1
         )
     assert result["configured_assignment"] == nlp.get_pipe("frame_inducer").cfg["assignment"] == "verb"
-
-
-def test_mask_layers_scores_every_layer_on_the_dev_fold(tiny_bert, toy_folds, tmp_path, monkeypatch):
-    import json
-    import sys
-    from pathlib import Path
-
-    from typer.testing import CliRunner
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import frame_induction_experiment as fie
-
-    read = []
-    monkeypatch.setattr(fie, "fold_path", lambda k: read.append(k) or toy_folds / f"fold{k}.spacy")
-    out = tmp_path / "layers.json"
-    result = CliRunner().invoke(
-        fie.app, ["mask-layers", "--fold", "2", "--encoder", str(tiny_bert), "--output", str(out), "--window", "4"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(out.read_text())
-    assert read == [0] and data["dev_fold"] == 0 and data["n_dev"] == len(INSTANCES)
-    assert len(data["layers"]) == 3  # the tiny BERT: embeddings + 2 layers
-    assert all(0 < entry[m]["bcf"] <= 100 for entry in data["layers"].values() for m in ("one-step", "two-step"))
-
-
-def test_fit_packaged_keeps_vectors_and_packaged_cut_sweeps(trained_inducer, tmp_path):
-    import json
-    import sys
-    from pathlib import Path
-
-    from typer.testing import CliRunner
-
-    from spacy_frames.cli.induce import scale_cut
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import frame_induction_experiment as fie
-
-    assert scale_cut("two-step", {"kmax": 2, "pair_ratio": 0.1}, 0.5) == {
-        "kmax": 2,
-        "pair_ratio": 0.05,
-        "cut_scale": 0.5,
-    }
-    with pytest.raises(ValueError, match="cut_scale"):
-        scale_cut("one-step", {"threshold": 1.0}, 0)
-    source = tmp_path / "input.spacy"
-    DocBin(docs=toy_instance_docs(spacy.blank("en").vocab), store_user_data=True).to_disk(source)
-    runner = CliRunner()
-    for scale in ("1.0", "0.5"):
-        result = runner.invoke(
-            fie.app,
-            [
-                "fit-packaged",
-                str(trained_inducer),
-                str(source),
-                str(tmp_path / "out.spacy"),
-                "--store-centroids",
-                str(tmp_path / f"m{scale}"),
-                "--save-vectors",
-                str(tmp_path / "v.npz"),
-                "--cut-scale",
-                scale,
-            ],
-        )
-        assert result.exit_code == 0, result.output
-    stored = spacy.load(tmp_path / "m0.5").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
-    base = spacy.load(tmp_path / "m1.0").get_pipe("frame_inducer").cluster_info["params"]["two-step"]
-    assert stored["cut_scale"] == 0.5 and stored["pair_ratio"] == pytest.approx(base["pair_ratio"] / 2)
-    with numpy.load(tmp_path / "v.npz") as saved:
-        assert saved["vectors"].shape[0] == len(INSTANCES) and list(saved["frames"]) == [row[2] for row in INSTANCES]
-    out = tmp_path / "cut.json"
-    result = runner.invoke(
-        fie.app,
-        [
-            "packaged-cut",
-            str(tmp_path / "m0.5"),
-            str(tmp_path / "v.npz"),
-            str(source),
-            "--scales",
-            "0.5,1",
-            "--output",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(out.read_text())
-    assert data["base_pair_ratio"] == pytest.approx(base["pair_ratio"]) and set(data["scales"]) == {"0.5", "1.0"}
-    assert data["n_verb_targets"] == len(INSTANCES) and all(
-        0 < data["scales"]["1.0"][a]["bcf"] <= 100 for a in ("nearest", "verb", "verb_sense")
-    )
-    best = data["best_scale"]
-    assert best["assignment"] == "verb" and best["bcf"] == max(
-        entry["verb"]["bcf"] for entry in data["scales"].values()
-    )
-    assert data["scales"][str(best["scale"])]["verb"]["bcf"] == best["bcf"]

@@ -12,6 +12,7 @@ from spacy_frames.extensions import FE_KEY
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 
+@pytest.mark.slow
 def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
     tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse, trained_media
 ):
@@ -146,6 +147,7 @@ def own_copy_frames_trf(
     )
 
 
+@pytest.mark.slow
 def test_packaged_head_inducer_listens_to_the_shared_transformer_and_stores_no_encoder(
     tiny_frames_trf, own_copy_frames_trf
 ):
@@ -173,6 +175,7 @@ def test_packaged_head_inducer_listens_to_the_shared_transformer_and_stores_no_e
         assert got.spans["frames"][0]._.induced_frame == expected.spans["frames"][0]._.induced_frame is not None
 
 
+@pytest.mark.slow
 def test_assembled_inducer_saves_its_tied_mask_encoder_once(own_copy_frames_trf, trained_inducer):
     """After replace_listeners the inducer's mask encoder runs the same weights as its own
     transformer copy: they are saved once and tied again on load, with the same v_mask."""

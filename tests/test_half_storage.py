@@ -16,6 +16,7 @@ def _dir_bytes(path):
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 def test_half_storage_halves_the_files_and_loads_back_as_float32(tiny_frames_trf, tmp_path):
     import torch
 
@@ -47,6 +48,7 @@ def test_half_storage_halves_the_files_and_loads_back_as_float32(tiny_frames_trf
     assert after == pytest.approx(before, abs=0.02)
 
 
+@pytest.mark.slow
 def test_half_storage_refuses_bad_requests_and_leaves_the_directory_alone(tiny_frames_trf, tmp_path):
     copy = shutil.copytree(tiny_frames_trf, tmp_path / "frames_trf")
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}

@@ -7,7 +7,7 @@ from spacy.tokens import DocBin
 from typer.testing import CliRunner
 
 from spacy_frames.cli import app
-from spacy_frames.cli.induce import induce
+from spacy_frames.recipes.inducer import induce
 
 # training and scoring run the pipeline before any centroids exist
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
@@ -20,6 +20,7 @@ def toy_input(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["two-step", "one-step", "faiss"])
 def test_induce_writes_frames_and_stores_centroids(trained_inducer, toy_input, tmp_path, method):
     out = tmp_path / "out.spacy"
@@ -71,3 +72,48 @@ def test_induce_cli(trained_inducer, toy_input, tmp_path):
     assert out.exists() and '"method": "two-step"' in result.output
     result = runner.invoke(app, ["induce", str(trained_inducer), str(toy_input), str(out), "--method", "bogus"])
     assert result.exit_code == 1 and "Unknown clustering method" in result.output
+
+
+@pytest.mark.slow
+def test_fit_inducer_cli_is_two_step_calibrated_on_its_input(trained_inducer, toy_input, tmp_path):
+    """`spacy-frames fit-inducer`: the packaged inducer's centroids, i.e. `induce` two-step,
+    calibrated on the input's gold frames, with the cut scaled and the embeddings kept."""
+    import numpy
+
+    runner = CliRunner()
+    args = [str(trained_inducer), str(toy_input), str(tmp_path / "fit.spacy")]
+    result = runner.invoke(
+        app,
+        [
+            "fit-inducer",
+            *args,
+            "--store-centroids",
+            str(tmp_path / "fitted"),
+            "--save-vectors",
+            str(tmp_path / "v.npz"),
+            "--cut-scale",
+            "0.5",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert '"method": "two-step"' in result.output and '"cut_scale": 0.5' in result.output
+    induce(
+        str(trained_inducer),
+        toy_input,
+        tmp_path / "induced.spacy",
+        method="two-step",
+        calibrate_on_input=True,
+        store_centroids=tmp_path / "induced",
+        cut_scale=0.5,
+        progress=False,
+    )
+    fitted, induced = (spacy.load(tmp_path / name).get_pipe("frame_inducer") for name in ("fitted", "induced"))
+    assert fitted.to_bytes() == induced.to_bytes()
+    assert (tmp_path / "fit.spacy").read_bytes() == (tmp_path / "induced.spacy").read_bytes()
+    with numpy.load(tmp_path / "v.npz") as saved:
+        assert saved["vectors"].shape[0] == 16 and set(saved["lemmas"]) == set(fitted.seen_lemmas)
+    # a missing input corpus: an error message, not a traceback
+    missing = runner.invoke(
+        app, ["fit-inducer", str(trained_inducer), str(tmp_path / "no.spacy"), "o.spacy", "--store-centroids", "m"]
+    )
+    assert missing.exit_code == 1 and "not found" in missing.output

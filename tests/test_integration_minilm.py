@@ -10,6 +10,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.slow
 def test_minilm_transformer_pipeline():
     config = spacy.util.load_config(ROOT / "configs" / "transformer.cfg", overrides={"paths.encoder": str(MINILM_DIR)})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)

@@ -2,6 +2,7 @@
 learned memory, a new frame reusing an old name starts fresh), gold frames renamed."""
 
 import numpy
+import pytest
 import spacy
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example
@@ -56,8 +57,8 @@ def test_reader_trains_old_annotation_against_the_new_inventory(tmp_path):
     renamed by frame ID; a gone frame's target and FEs removed and the doc marked partial."""
     from spacy.tokens import DocBin
 
-    from spacy_frames.corpora.readers import create_framenet_reader, is_partial
-    from spacy_frames.extensions import make_fe_span
+    from spacy_frames.corpora.readers import create_framenet_reader
+    from spacy_frames.extensions import is_partial, make_fe_span
 
     install_extensions()
     nlp = spacy.blank("en")
@@ -117,6 +118,7 @@ def test_set_inventory_carries_the_memory_by_id(trained_frames):
     assert numpy.array_equal(rows[names[1]], memory[1])
 
 
+@pytest.mark.slow
 def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_frames, toy_corpus, tmp_path):
     """evaluate_frame_identifier on FN1.5-labelled data: a pipeline whose inventory renames
     a frame (same ID) is scored with the gold frames under its names."""

@@ -6,7 +6,8 @@ import spacy
 from frames_toy import toy_docs, toy_inventory
 from spacy.tokens import Doc
 
-from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, is_partial, sample_docbin
+from spacy_frames.corpora.readers import copy_targets, create_framenet_reader, sample_docbin
+from spacy_frames.extensions import is_partial
 from spacy_frames.inventory.index import FrameIndex
 from spacy_frames.inventory.lexicon import Lexicon, lu_words, target_lexical_unit
 

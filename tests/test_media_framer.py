@@ -46,6 +46,7 @@ def test_add_pipe_default_config_and_bad_settings():
         )
 
 
+@pytest.mark.slow
 def test_initialize_reads_frames_and_empty_corpus_fails(tiny_bert, toy_media, transformer_dir, tmp_path):
     nlp = initialized(tiny_bert, toy_media, transformer_dir)
     assert set(nlp.get_pipe("media_framer").labels) == set(MEDIA_FRAMES)
@@ -111,6 +112,7 @@ def test_pipe_equals_call_and_survives_docbin(trained_media, n_process):
     assert Doc(nlp.vocab).from_bytes(piped[0].to_bytes())._.media_frames == single[0]._.media_frames
 
 
+@pytest.mark.slow
 def test_very_long_doc(trained_media):
     nlp = spacy.load(trained_media)
     doc = nlp(LONG)
@@ -118,6 +120,7 @@ def test_very_long_doc(trained_media):
     assert all(isinstance(f, str) for f in doc._.media_frames)
 
 
+@pytest.mark.slow
 def test_head_stage_uses_cached_body_and_keeps_transformer(
     trained_media, tiny_bert, toy_media, transformer_dir, tmp_path
 ):
@@ -153,6 +156,7 @@ def test_prediction_ignores_cached_body_vectors(trained_media):
     assert nlp(doc).cats == pytest.approx(nlp(ARTICLES[0][0]).cats, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_init_from_starts_from_the_given_weights(trained_media, tiny_bert, toy_media, transformer_dir):
     nlp = initialized(
         tiny_bert,
@@ -166,6 +170,7 @@ def test_init_from_starts_from_the_given_weights(trained_media, tiny_bert, toy_m
         initialized(tiny_bert, toy_media, transformer_dir, **{"paths.media_init": str(toy_media)})
 
 
+@pytest.mark.slow
 def test_linear_head_trains_and_bad_width_fails(tiny_bert, toy_media, transformer_dir):
     """hidden_width 0: the head is dropout + one linear layer over the bodies' features."""
     nlp = initialized(tiny_bert, toy_media, transformer_dir, **{"components.media_framer.model.hidden_width": 0})
@@ -185,6 +190,7 @@ def test_linear_head_trains_and_bad_width_fails(tiny_bert, toy_media, transforme
         )
 
 
+@pytest.mark.slow
 def test_use_body_alone_trains(tiny_bert):
     nlp = spacy.blank("en")
     model = {
@@ -205,6 +211,7 @@ def test_use_body_alone_trains(tiny_bert):
     assert set(doc.cats) == set(framer.labels)
 
 
+@pytest.mark.slow
 def test_thresholds_and_evaluate_cli(trained_media, toy_media, tmp_path):
     runner = CliRunner()
     result = runner.invoke(

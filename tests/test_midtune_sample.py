@@ -1,5 +1,6 @@
 """The mid-tuning sentence sample: train-side text only, seeded, balanced, counted."""
 
+import pytest
 import spacy
 import srsly
 from spacy.tokens import DocBin
@@ -49,6 +50,7 @@ def fake_tree(tmp_path):
     return assets, corpus
 
 
+@pytest.mark.slow
 def test_sample_keeps_to_train_text_and_counts_it(tmp_path):
     assets, corpus = fake_tree(tmp_path)
     records, counts = build_sample(assets, corpus, size=100, seed=0)

@@ -1,6 +1,7 @@
 """Mid-tuning on a tiny random BERT: both objectives run, the triplet loss goes down,
 both encoders move, and the saved E1 is an encoder directory `paths.encoder` accepts."""
 
+import pytest
 import spacy
 import srsly
 from spacy.tokens import Doc, DocBin
@@ -77,6 +78,7 @@ def test_form_examples_pair_each_sentence_with_its_form_and_a_negative():
     assert negatives and negatives[0] != positive
 
 
+@pytest.mark.slow
 def test_triplet_midtuning_lowers_its_loss_and_saves_an_encoder(tiny_bert, tmp_path):
     summary = midtune(config(tiny_bert), parsed_docs(spacy.blank("en").vocab), tmp_path / "mt", log=lambda _: None)
     assert summary["loss_last"] < summary["loss_first"]
@@ -91,6 +93,7 @@ def test_triplet_midtuning_lowers_its_loss_and_saves_an_encoder(tiny_bert, tmp_p
     assert doc._.trf_data.tensors[0].shape[-1] == 64
 
 
+@pytest.mark.slow
 def test_held_out_sentences_are_not_trained_on_and_score_the_form_accuracy(tiny_bert, tmp_path):
     cfg = config(tiny_bert, steps=40)
     cfg["midtune"]["held_out"] = 4

@@ -3,9 +3,11 @@
 import subprocess
 import sys
 
+import pytest
 from test_imports import entry_points
 
 
+@pytest.mark.slow
 def test_entry_points_resolve_in_fresh_process():
     groups = {}
     for ep in entry_points():

@@ -63,6 +63,7 @@ def test_render_cli_and_its_errors(tiny_frames_trf, tmp_path):
     assert result.exit_code == 1 and ".html" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
 def test_a_real_browser_shows_the_frames(parsed, tmp_path):
     _, docs = parsed

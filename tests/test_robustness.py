@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from spacy_frames.cli import app
 from spacy_frames.extensions import install_extensions
 from spacy_frames.pipeline.base import ModelDataError
-from spacy_frames.tools.annotate_corpus import doc_to_record
 from spacy_frames.tools.hostile import CONTROL, HUGE_EVERY, KINDS, LONG_TOKEN_CHARS, hostile_documents
+from spacy_frames.tools.records import doc_to_record
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
@@ -38,6 +38,7 @@ def nlp(tiny_frames_trf):
 # --- the generator -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_hostile_documents_are_seeded_and_cover_every_kind():
     n = 2 * HUGE_EVERY + 10
     docs = list(hostile_documents(n, seed=3, huge_words=50))
@@ -77,6 +78,7 @@ def test_hostile_documents_are_seeded_and_cover_every_kind():
 # --- a robustness run ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_robustness_run_without_crashes_and_n_process_identical(nlp):
     from spacy_frames.tools.robustness import robustness
 
@@ -92,6 +94,7 @@ def test_robustness_run_without_crashes_and_n_process_identical(nlp):
     assert check["peak_rss_workers_mib"] > 0
 
 
+@pytest.mark.slow
 def test_a_crash_is_recorded_and_the_run_goes_on(nlp, monkeypatch):
     from spacy_frames.tools import robustness as module
 
@@ -116,6 +119,7 @@ def test_a_crash_is_recorded_and_the_run_goes_on(nlp, monkeypatch):
     assert sum(counts["crashes"] for counts in run["kinds"].values()) == len(bad)
 
 
+@pytest.mark.slow
 def test_cli_robustness_writes_the_metrics(tiny_frames_trf, tmp_path):
     out = tmp_path / "metrics" / "robustness.json"
     result = CliRunner().invoke(
@@ -212,6 +216,7 @@ def damaged_dir(tiny_frames_trf, tmp_path):
         ("frame_inducer/clusters", _garbage),
     ],
 )
+@pytest.mark.slow
 def test_spacy_load_names_our_damaged_file(damaged_dir, rel, how):
     root = damaged_dir(rel, how)
     with pytest.raises(ModelDataError, match="reinstall the package or retrain it") as err:
@@ -231,6 +236,7 @@ def test_spacy_load_names_our_damaged_file(damaged_dir, rel, how):
         ("tokenizer", _truncate),
     ],
 )
+@pytest.mark.slow
 def test_files_spacy_reads_are_named_by_load_pipeline_and_the_cli(damaged_dir, rel, how, tmp_path):
     """spaCy core and spacy-transformers read these themselves (srsly's or msgpack's bare
     message, no file name): load_pipeline and our CLI name the file."""

@@ -92,6 +92,7 @@ def rates_only(counts):
     return cal
 
 
+@pytest.mark.slow
 def test_contraction_and_multiword_competition_in_the_pipeline(trained_frames):
     nlp = spacy.load(trained_frames)
     fi = nlp.get_pipe("frame_identifier")
@@ -122,6 +123,7 @@ def test_contraction_and_multiword_competition_in_the_pipeline(trained_frames):
     ]
 
 
+@pytest.mark.slow
 def test_tune_detection_with_train_fits_and_saves_the_calibration(trained_frames, toy_corpus, tmp_path):
     import srsly
     from typer.testing import CliRunner
@@ -157,7 +159,7 @@ def test_tune_detection_with_train_fits_and_saves_the_calibration(trained_frames
 def test_collected_candidates_carry_their_vectors_when_asked(trained_frames, toy_corpus):
     """collect_candidates(with_vectors=True): one target vector per candidate, the vector
     frame_identifier ranks frames with; without it, none."""
-    from spacy_frames.scoring.detection import collect_candidates
+    from spacy_frames.pipeline.target_calibration import collect_candidates
     from spacy_frames.scoring.frames_eval import frame_examples
 
     nlp = spacy.load(trained_frames)

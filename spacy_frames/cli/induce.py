@@ -1,149 +1,46 @@
-"""`spacy-frames induce MODEL INPUT.spacy OUTPUT.spacy`: cluster the targets of a corpus.
-
-Every target the pipeline's frame_inducer handles (its POS list; from
-`doc.spans["frames"]`, else `doc.spans["targets"]`) is embedded, the targets are
-clustered (two-step, one-step or the FAISS path for large corpora), and the docs are
-written back with `span._.induced_frame` (and `span._.induced_frame_label`, the most
-common gold frame of the cluster when the input has gold frames). With
-`store_centroids`, the pipeline is saved with these clusters as its centroids and
-with the clusters each verb lemma's instances were put in, so `nlp(text)` assigns new
-targets to them (a seen verb's target to the nearest of its own clusters; see the
-component's `assignment`).
-
-The stopping criterion of each method is calibrated on a corpus with gold frames:
-`dev` (instances in the same format), or the input itself when `calibrate_on_input`
-(e.g. the training instances of the packaged inducer), or else the calibration stored
-with the pipeline's centroids. `cut_scale` makes the calibrated cut finer or coarser,
-`save_vectors` keeps the embeddings (.npz: vectors, lemmas, frames) for re-clustering.
-"""
+"""`spacy-frames induce`: cluster a corpus's targets into induced frames. Its library
+function is `spacy_frames.recipes.inducer.induce` (re-exported here with `scale_cut`)."""
 
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Optional
 
-import numpy
+import typer
 
-from ..clustering import METHODS
+from ..recipes.inducer import induce, scale_cut
+from ._util import Arg, Opt, _fail, app
+
+__all__ = ["induce", "induce_cli", "scale_cut"]
 
 
-def induce(
-    model: str,
-    input_path: Path,
-    output_path: Path,
-    *,
-    method: str = "two-step",
-    dev: Optional[Path] = None,
-    calibrate_on_input: bool = False,
-    store_centroids: Optional[Path] = None,
-    save_vectors: Optional[Path] = None,
-    cut_scale: float = 1.0,
-    batch_size: int = 64,
-    progress: bool = True,
-    seed: int = 0,
-) -> Dict[str, Any]:
-    import spacy
-    from spacy.tokens import DocBin
+@app.command("induce")
+def induce_cli(
+    # fmt: off
+    model: str = Arg(..., help="Pipeline with a frame_inducer"),
+    input_path: Path = Arg(..., help=".spacy corpus whose targets are clustered"),
+    output_path: Path = Arg(..., help=".spacy file written with span._.induced_frame set"),
+    method: str = Opt("two-step", "--method", "-m", help="two-step | one-step | faiss"),
+    dev: Optional[Path] = Opt(None, "--dev", help="Gold-labelled corpus the stopping criterion is calibrated on"),
+    calibrate_on_input: bool = Opt(False, "--calibrate-on-input", help="Calibrate on the input's own gold frames"),
+    store_centroids: Optional[Path] = Opt(
+        None, "--store-centroids", help="Save the pipeline with these clusters as centroids here"
+    ),
+    batch_size: int = Opt(64, "--batch-size"),
+    # fmt: on
+):
+    """Embed every target of a corpus, cluster them and write induced frames (optionally as centroids)."""
+    import json
 
-    from ..clustering import cluster, cluster_scores
-    from ..extensions import install_extensions
-    from ..scoring.induction_eval import embed_targets, get_inducer
-    from ..suggesters.frames import target_lemma
-
-    if method not in METHODS:
-        raise ValueError(f"Unknown clustering method {method!r}: choose one of {', '.join(METHODS)}.")
-    input_path = Path(input_path)
-    if not input_path.is_file():
-        raise FileNotFoundError(f"Input corpus '{input_path}' not found.")
-    nlp = spacy.load(model)
-    inducer = get_inducer(nlp)
-    install_extensions()
-    docs = list(DocBin().from_disk(input_path).get_docs(nlp.vocab))
-    targets = [inducer.targets(doc) for doc in docs]
-    n = sum(len(t) for t in targets)
-    if n == 0:
-        raise ValueError(
-            f"'{input_path}' has no targets the frame_inducer handles (POS {inducer.cfg['pos']}) in "
-            f"doc.spans['{inducer.cfg['spans_key']}'] or doc.spans['{inducer.cfg['targets_key']}']."
+    try:
+        result = induce(
+            model,
+            input_path,
+            output_path,
+            method=method,
+            dev=dev,
+            calibrate_on_input=calibrate_on_input,
+            store_centroids=store_centroids,
+            batch_size=batch_size,
         )
-    vectors, _, _ = embed_targets(nlp, docs, targets, batch_size=batch_size, progress=progress)
-    spans = [span for doc_targets in targets for span in doc_targets]
-    lemmas = numpy.array([target_lemma(span) for span in spans])
-    gold = [span.label_ or None for span in spans]
-    params = _calibration(method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress)
-    params = {key: (value.item() if hasattr(value, "item") else value) for key, value in params.items()}  # JSON-able
-    if cut_scale != 1.0:
-        params = scale_cut(method, params, cut_scale)
-    if save_vectors is not None:
-        save_vectors = Path(save_vectors)
-        save_vectors.parent.mkdir(parents=True, exist_ok=True)
-        numpy.savez(save_vectors, vectors=vectors, lemmas=lemmas, frames=numpy.array([g or "" for g in gold]))
-    labels = cluster(method, vectors, lemmas, params)
-    ids = inducer.set_clusters(
-        vectors,
-        labels.tolist(),
-        frames=gold,
-        info={"method": method, "params": {method: params}},
-        lemmas=lemmas.tolist(),
-    )
-    for span, cluster_id in zip(spans, ids):
-        span._.induced_frame = cluster_id
-        span._.induced_frame_label = inducer.cluster_labels.get(cluster_id)
-    output_path = Path(output_path)
-    output_path.parent.mkdir(parents=True, exist_ok=True)
-    DocBin(docs=docs, store_user_data=True).to_disk(output_path)
-    if store_centroids is not None:
-        nlp.to_disk(store_centroids)
-    result = {
-        "method": method,
-        "params": params,
-        "n_targets": n,
-        "n_clusters": len(set(ids)),
-        "alpha": inducer.cfg["alpha"],
-        "n_lemmas": inducer.cluster_info["n_lemmas"],
-        "n_senses": inducer.cluster_info["n_senses"],
-    }
-    if all(gold):
-        result["scores"] = cluster_scores(gold, labels)
-    return result
-
-
-def scale_cut(method: str, params: Dict[str, Any], scale: float) -> Dict[str, Any]:
-    """The calibrated stopping criterion made finer (< 1) or coarser (> 1): two-step's
-    pair_ratio (the share of pseudo-LU pairs put in one cluster) or the one-step / faiss
-    cut height, times `scale`."""
-    if not scale > 0:
-        raise ValueError(f"cut_scale must be > 0, got {scale}")
-    key = "pair_ratio" if method == "two-step" else "threshold"
-    return dict(params, **{key: float(params[key]) * scale, "cut_scale": scale})
-
-
-def _calibration(
-    method, inducer, nlp, dev, calibrate_on_input, vectors, lemmas, gold, batch_size, progress
-) -> Dict[str, Any]:
-    from spacy.tokens import DocBin
-
-    from ..clustering import calibrate
-    from ..scoring.induction_eval import embed_targets
-    from ..suggesters.frames import target_lemma
-
-    if dev is not None:
-        dev = Path(dev)
-        if not dev.is_file():
-            raise FileNotFoundError(f"Dev corpus '{dev}' not found.")
-        dev_docs = list(DocBin().from_disk(dev).get_docs(nlp.vocab))
-        dev_targets = [[s for s in inducer.targets(doc) if s.label_] for doc in dev_docs]
-        dev_spans = [s for t in dev_targets for s in t]
-        if not dev_spans:
-            raise ValueError(f"Dev corpus '{dev}' has no gold-labelled targets to calibrate on.")
-        X_dev, _, _ = embed_targets(nlp, dev_docs, dev_targets, batch_size=batch_size, progress=progress)
-        return calibrate(method, X_dev, [target_lemma(s) for s in dev_spans], [s.label_ for s in dev_spans])
-    if calibrate_on_input:
-        if not all(gold):
-            raise ValueError("calibrate_on_input needs a gold frame (span label) on every input target.")
-        return calibrate(method, vectors, lemmas, gold)
-    stored = inducer.cluster_info.get("params", {}).get(method)
-    if stored is None:
-        raise ValueError(
-            f"No calibration for '{method}': give a dev corpus with gold frames (--dev), use --calibrate-on-input "
-            "on gold-labelled input, or a pipeline whose centroids were fitted with this method."
-        )
-    return stored
+    except (OSError, ValueError) as err:
+        _fail(err)
+    typer.echo(json.dumps(result, indent=1))

@@ -10,7 +10,7 @@ from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import registry
 
-from ..extensions import FE_KEY, TARGETS_KEY, fe_target_id, install_extensions
+from ..extensions import FE_KEY, TARGETS_KEY, align_target, fe_target_id, install_extensions, mark_partial
 from ..inventory.frames import FrameInventory, renamed_frames
 
 
@@ -127,9 +127,6 @@ class FrameNetCorpus:
             yield Example(predicted, reference)
 
 
-PARTIAL = "partial"
-
-
 def drop_lexical_units(doc: Doc, excluded: frozenset, key: str = TARGETS_KEY) -> bool:
     """Remove the targets of `excluded` lexical units from `doc` (marking its targets
     partial when one was removed); False when the doc had targets and none is left."""
@@ -172,36 +169,6 @@ def rename_frames(doc: Doc, renaming: Dict[str, Optional[str]], key: str = TARGE
     if gone:
         mark_partial(doc, key)
     return bool(renamed)
-
-
-def mark_partial(doc: Doc, key: str = TARGETS_KEY) -> None:
-    """Flag a doc whose targets are not exhaustively annotated (an exemplar sentence
-    annotates one lexical unit): its other words are no evidence of 'not a target'."""
-    if key in doc.spans:
-        doc.spans[key].attrs[PARTIAL] = True
-
-
-def is_partial(doc: Doc, key: str = TARGETS_KEY) -> bool:
-    return key in doc.spans and bool(doc.spans[key].attrs.get(PARTIAL, False))
-
-
-def align_target(ref: Span, predicted: Doc) -> Optional[Span]:
-    """`ref` (a target of another tokenisation of the same text) as a span of `predicted`,
-    aligned by characters, with its label, lexical unit and pieces; None if it cannot be."""
-    span = predicted.char_span(ref.start_char, ref.end_char, label=ref.label_, alignment_mode="expand")
-    if span is None:
-        return None
-    span._.lexical_unit = ref._.lexical_unit
-    if ref._.target_parts:
-        parts = []
-        for start, end in ref._.target_parts:
-            piece = predicted.char_span(
-                ref.doc[start].idx, ref.doc[end - 1].idx + len(ref.doc[end - 1]), alignment_mode="expand"
-            )
-            if piece is not None:
-                parts.append([piece.start, piece.end])
-        span._.target_parts = parts or None
-    return span
 
 
 def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY, into: Optional[str] = None) -> None:

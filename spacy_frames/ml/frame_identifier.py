@@ -14,27 +14,43 @@
   cached definition vector (`layers.offset_rows`); a parameter of the model, stepped by
   the component's finish_update and serialized with the model.
 
-The model maps (docs, targets, frame texts) to (L2-normalised target vectors,
-detector logits, L2-normalised frame vectors); the component forms the cosine
-matrix and the contrastive loss.
+The model maps (docs, targets, frames) to (L2-normalised target vectors, detector
+logits, L2-normalised frame vectors); frames are texts for the frame encoder, or
+`CachedFrames` (rows of the component's cached definition vectors plus the memory, whose
+backprop gives the memory its gradient when `learn` is set). The component forms the
+cosine matrix and the contrastive loss.
 """
 
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
+import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model
 from thinc.types import Floats1d, Floats2d
 
-from .layers import build_target_pooler, l2_normalize
+from .layers import build_target_pooler, l2_normalize, offset_rows
 from .transformer import build_text_encoder
 
-# (docs, per doc its targets: spans or the token indices they cover, frame texts)
-FrameIdInput = Tuple[List[Doc], List[list], List[str]]
-FrameIdOutput = Tuple[Floats2d, Floats1d, Optional[Floats2d]]
 # the learned per-frame offset of the cached frame vectors (stage 2): a parameter of the
 # model's top node, (n_frames, width), rows in the component's frame index order
 FRAME_MEMORY = "frame_memory"
+
+
+class CachedFrames(NamedTuple):
+    """Frame vectors from the component's cache: base[rows] + memory[rows], normalised.
+    base: (n_frames, width) definition vectors; rows: the frames to score; learn: whether
+    the backprop gives the memory (the model's FRAME_MEMORY parameter) its gradient."""
+
+    base: numpy.ndarray
+    rows: Sequence[int]
+    learn: bool
+
+
+# (docs, per doc its targets: spans or the token indices they cover, frame texts or
+# cached frame vectors)
+FrameIdInput = Tuple[List[Doc], List[list], Union[List[str], CachedFrames]]
+FrameIdOutput = Tuple[Floats2d, Floats1d, Optional[Floats2d]]
 
 
 @registry.architectures("spacy-frames.FrameIdentifier.v1")
@@ -67,7 +83,7 @@ def frame_identifier_init(model: Model, X: Optional[FrameIdInput] = None, Y=None
     if X is not None:
         docs, targets, texts = X
         target_encoder.initialize(X=(docs, targets))
-        frame_encoder.initialize(X=texts or ["Frame | definition"])
+        frame_encoder.initialize(X=texts if texts and not isinstance(texts, CachedFrames) else ["Frame | definition"])
     else:
         target_encoder.initialize()
         frame_encoder.initialize()
@@ -77,13 +93,15 @@ def frame_identifier_init(model: Model, X: Optional[FrameIdInput] = None, Y=None
 
 
 def frame_identifier_forward(model: Model, X: FrameIdInput, is_train: bool):
-    docs, targets, texts = X
+    docs, targets, frames = X
     vectors, bp_vectors = model.get_ref("target_encoder")((docs, targets), is_train)
     target_vecs, bp_norm_t = l2_normalize(model.ops, vectors)
     logits2d, bp_detector = model.get_ref("detector")(vectors, is_train)
-    frame_vecs = bp_frames = bp_norm_f = None
-    if texts:
-        raw_frames, bp_frames = model.get_ref("frame_encoder")(texts, is_train)
+    frame_vecs = bp_frames = bp_norm_f = bp_memory = None
+    if isinstance(frames, CachedFrames):
+        frame_vecs, bp_memory = offset_rows(model, FRAME_MEMORY, frames.base, frames.rows)
+    elif frames:
+        raw_frames, bp_frames = model.get_ref("frame_encoder")(frames, is_train)
         frame_vecs, bp_norm_f = l2_normalize(model.ops, raw_frames)
 
     def backprop(dY: FrameIdOutput) -> FrameIdInput:
@@ -94,6 +112,8 @@ def frame_identifier_forward(model: Model, X: FrameIdInput, is_train: bool):
         bp_vectors(d_vectors)
         if d_frames is not None and bp_frames is not None:
             bp_frames(bp_norm_f(d_frames))
+        if d_frames is not None and bp_memory is not None and frames.learn:
+            bp_memory(d_frames)  # the memory's gradient, stepped in the component's finish_update
         return X
 
     return (target_vecs, logits2d.reshape((-1,)), frame_vecs), backprop

@@ -7,13 +7,17 @@
   The component ties that copy to the shared transformer's own torch module, so both
   vectors come from the same weights; it only runs when the component's alpha > 0;
 - an optional linear projection (a trainable head when the transformer is frozen);
-- the class weights of the classification losses (softmax, ArcFace, AdaCos): a
-  parameter-only layer (`class_weights`, param "W" of shape (nC, nO)) that the forward
-  pass does not use; the component sizes and initialises it when its loss needs it, so
-  the optimizer steps it in finish_update and it is serialized with the model.
+- the mix v = norm((1 - alpha) * v_word + alpha * v_mask) (`layers.mix_normalized`);
+- the class weights of the classification losses (softmax, ArcFace, AdaCos): a layer
+  (`class_weights`, param "W" of shape (nC, nO)) whose output is W and whose backprop
+  takes the gradient of the rows in use; the component sizes and initialises it when its
+  loss needs it, so the optimizer steps it in finish_update and it is serialized with
+  the model.
 
-The model maps (docs, targets) to (v_word, v_mask or None), unnormalised; the
-component mixes them, (1 - alpha) * v_word + alpha * v_mask, and L2-normalises.
+The model maps (docs, targets, alpha) to (v, W or None); the component's loss gives the
+gradient of both and the backprop carries it to the encoders and the class weights.
+Prediction reads the unmixed parts (`target_vectors`), so that alpha can be tuned
+without a second pass.
 """
 
 from functools import partial
@@ -25,10 +29,12 @@ from spacy.util import registry
 from thinc.api import Linear, Model
 from thinc.types import Floats2d
 
-from .layers import build_target_mean_pooler
+from .layers import build_target_mean_pooler, mix_normalized
 from .transformer import build_text_encoder
 
-InducerInput = Tuple[List[Doc], List[List[Span]], bool]
+# (docs, per doc its targets, alpha: the weight of v_mask; 0 skips the masked pass)
+InducerInput = Tuple[List[Doc], List[List[Span]], float]
+# (the mixed, L2-normalised target vectors, the class weights W or None while unset)
 InducerOutput = Tuple[Floats2d, Optional[Floats2d]]
 # name of the class-weight layer (a reference of the model)
 CLASS_WEIGHTS = "class_weights"
@@ -74,7 +80,8 @@ def build_frame_inducer(
 
 def build_class_weights() -> Model:
     """A (nC, nO) parameter "W", one row per class, left unset until the component
-    initialises it; it has no forward computation of its own (the loss reads W)."""
+    initialises it; its output is W, its backprop takes the gradient of W's first rows
+    (the classes in use; the others get none)."""
     return Model(CLASS_WEIGHTS, class_weights_forward, params={"W": None}, dims={"nC": None, "nO": None})
 
 
@@ -86,10 +93,14 @@ def initial_class_weights(n_classes: int, width: int) -> numpy.ndarray:
 
 def class_weights_forward(model: Model, X, is_train: bool):
     # module-level (not a closure) so the pipeline pickles for n_process under spawn
-    return model.get_param("W"), partial(return_input, X)
+    weights = model.get_param("W")
+    return weights, partial(backprop_class_weights, model, X, weights.shape)
 
 
-def return_input(X, dY):
+def backprop_class_weights(model: Model, X, shape: Tuple[int, int], d_weights: Floats2d):
+    grad = model.ops.alloc2f(*shape)
+    grad[: len(d_weights)] = d_weights
+    model.inc_grad("W", grad)
     return X
 
 
@@ -110,6 +121,33 @@ def frame_inducer_init(model: Model, X: Optional[InducerInput] = None, Y=None) -
 
 
 def frame_inducer_forward(model: Model, X: InducerInput, is_train: bool):
+    docs, targets, alpha = X
+    (v_word, v_mask), bp_parts = encode_targets(model, (docs, targets, alpha > 0), is_train)
+    vectors, bp_mix = mix_normalized(model.ops, v_word, v_mask, alpha)
+    class_weights = model.get_ref(CLASS_WEIGHTS)
+    weights, bp_weights = class_weights(X, is_train) if class_weights.has_param("W") else (None, None)
+
+    def backprop(dY: Tuple[Floats2d, Optional[Floats2d]]) -> InducerInput:
+        d_vectors, d_weights = dY
+        if d_weights is not None:
+            bp_weights(d_weights)
+        bp_parts(bp_mix(d_vectors))
+        return X
+
+    return (vectors, weights), backprop
+
+
+def target_vectors(
+    model: Model, docs: List[Doc], targets: List[List[Span]], with_mask: bool
+) -> Tuple[Floats2d, Optional[Floats2d]]:
+    """(v_word, v_mask or None) of the targets, unmixed and unnormalised (prediction: the
+    component mixes them with any alpha, `mix`)."""
+    parts, _ = encode_targets(model, (docs, targets, with_mask), False)
+    return parts
+
+
+def encode_targets(model: Model, X: Tuple[List[Doc], List[List[Span]], bool], is_train: bool):
+    """(v_word, v_mask or None) and their backprop, from (docs, targets, with_mask)."""
     docs, targets, with_mask = X
     v_word, bp_word = model.get_ref("pooler")((docs, targets), is_train)
     v_mask = bp_mask = None
@@ -126,7 +164,7 @@ def frame_inducer_forward(model: Model, X: InducerInput, is_train: bool):
         if v_mask is not None:
             v_mask, bp_proj_mask = projection(v_mask, is_train)
 
-    def backprop(dY: InducerOutput):
+    def backprop(dY: Tuple[Floats2d, Optional[Floats2d]]):
         d_word, d_mask = dY
         # the masked pass first: when its encoder is tied to the shared transformer, its
         # gradients must be in the shared weights before the listener's backprop makes

@@ -6,7 +6,8 @@
   `spacy-frames.target_mean_pool.v1` are its two reductions under their released names;
 - `reduce_max_or_zero`: the listeners' pooling of a token's wordpieces;
 - document pooling: `mean_rows`, the mean of each document's token vectors;
-- `l2_normalize`: rows scaled to unit length, with its backprop;
+- `l2_normalize`: rows scaled to unit length, with its backprop; `mix_normalized`: the
+  L2-normalised mix of two vectors per row (frame_inducer's (1 - alpha) v_word + alpha v_mask);
 - cached vectors: `cached_doc_vectors` (a vector per doc computed once, kept in
   `doc.user_data`) and `offset_rows` (rows of a cached matrix plus a learned offset that is
   a parameter of the model: frame_identifier's frame memory).
@@ -247,6 +248,22 @@ def l2_normalize(ops: Ops, X: Floats2d) -> Tuple[Floats2d, Callable[[Floats2d], 
         return (dY - Y * (Y * dY).sum(axis=1, keepdims=True)) / norms
 
     return Y, backprop
+
+
+def mix_normalized(
+    ops: Ops, first: Floats2d, second: Optional[Floats2d], alpha: float
+) -> Tuple[Floats2d, Callable[[Floats2d], Tuple[Floats2d, Optional[Floats2d]]]]:
+    """norm((1 - alpha) * first + alpha * second), rows L2-normalised (`l2_normalize`), and
+    the backprop to (d_first, d_second); with alpha 0 the mix is `first` alone (`second`
+    may be None) and d_second is None."""
+    mixed = first if alpha == 0 else (1.0 - alpha) * first + alpha * second
+    vectors, bp_norm = l2_normalize(ops, mixed)
+
+    def backprop(d_vectors: Floats2d) -> Tuple[Floats2d, Optional[Floats2d]]:
+        d_mixed = bp_norm(d_vectors)
+        return (d_mixed, None) if alpha == 0 else ((1.0 - alpha) * d_mixed, alpha * d_mixed)
+
+    return vectors, backprop
 
 
 # -- cached vectors --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ bare message.
 """
 
 from pathlib import Path
-from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple, Union
 
 import srsly
 from spacy import util
@@ -287,25 +287,3 @@ def finish_update_params(
             node.set_param(name, param)
             if key in fresh:
                 consume_grad(node, name)
-
-
-def consecutive_chunks(
-    sizes: Sequence[int], max_items: int, max_size: Optional[int] = None, padded: bool = False
-) -> List[range]:
-    """Runs of consecutive indices of `sizes`, each with at most `max_items` items and a
-    size of at most `max_size` (default: `max_items`, sizes then counting items): the sum
-    of its sizes, or with `padded` its item count times its largest size (a batch padded to
-    its longest sequence). An item over the limit gets a run of its own. What a model
-    call may hold."""
-    limit = max_items if max_size is None else max_size
-    chunks: List[range] = []
-    start, total, largest = 0, 0, 0
-    for i, size in enumerate(sizes):
-        grown = (i - start + 1) * max(largest, size) if padded else total + size
-        if i > start and (i - start >= max_items or grown > limit):
-            chunks.append(range(start, i))
-            start, total, largest = i, 0, 0
-        total, largest = total + size, max(largest, size)
-    if start < len(sizes):
-        chunks.append(range(start, len(sizes)))
-    return chunks

@@ -38,7 +38,8 @@ from ..ml.discourse_sense import HEADS, set_head_sizes
 from ..ml.transformer import wordpiece_counts
 from ..scoring.discourse import score_discourse_senses
 from ..suggesters.discourse import build_argument_pair_suggester, given_pair, suggested_pairs
-from .base import CfgLabels, FramesPipe, consecutive_chunks, default_tok2vec_config
+from ..util import consecutive_chunks
+from .base import CfgLabels, FramesPipe, default_tok2vec_config
 from .sharing import skip_batch
 
 default_model_config = """

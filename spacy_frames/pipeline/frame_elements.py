@@ -8,11 +8,16 @@ seen from its target, against "no FE" and the definitions of the FEs of the targ
 frame only; per target the decoder (`span_decoding`) keeps the best valid set: no two
 FEs overlap, each FE at most once, no two FEs that FrameNet's Excludes forbids together.
 
-The FE definitions ("Giving: Donor (core): The person that begins in possession of the
-Theme ...") are encoded by frame_identifier's frame-definition encoder
-(`FrameIdentifier.encode_texts`) and kept, frozen, in the model's FE table, so frames
-added later (`add_frame`, `set_inventory` with FrameNet 1.7) get frame elements with no
-retraining. Frames the component does not know get none, with one warning.
+The frame inventory is frame_identifier's (the component named by `encoder_component`):
+frame_elements reads it, as a transformer listener reads its upstream transformer, linked
+by name when the pipeline is built, initialized or loaded (frame_identifier's
+`find_listeners`), and does not save a copy of it. The FE definitions ("Giving: Donor
+(core): The person that begins in possession of the Theme ...") are encoded by
+frame_identifier's frame-definition encoder (`FrameIdentifier.encode_texts`) and kept,
+frozen, in the model's FE table; frame_identifier tells frame_elements when its inventory
+changes, so frames added later (`add_frame` on either component or `spacy_frames.add_frame`,
+`set_inventory` with FrameNet 1.7) get frame elements with no retraining. Frames the
+component does not know get none, with one warning.
 
 Output: every FE span in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to its
 target (`extensions.make_fe_span`); `target._.frame_elements` lists a target's FEs.
@@ -33,8 +38,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
-from ..corpora.readers import align_target
-from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, fe_target_id, make_fe_span
+from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
 from ..losses import FrameElementLoss
 from ..ml.frame_elements import set_fe_vectors
@@ -113,8 +117,9 @@ def make_frame_elements(
     spans_key (str): doc.spans key of the frame spans whose FEs are labelled.
     fe_key (str): doc.spans key the FE spans are written to (and read from, gold).
     targets_key (str): doc.spans key of the gold targets (label = frame) in training data.
-    encoder_component (str): the component whose definition encoder encodes the FE texts
-        (its `encode_texts`) when the FE table is built or extended.
+    encoder_component (str): the component (frame_identifier) whose frame inventory this
+        one reads and whose definition encoder encodes the FE texts (its `encode_texts`)
+        when the FE table is built or extended.
     fe_queries (str): "definitions" (the FE definitions as encoded, frozen; new frames work
         without retraining) or "labels" (a learned vector per FE name: the baseline; the
         model must then have learn_fe_vectors = true).
@@ -209,9 +214,10 @@ class FrameElements(FramesPipe):
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
         self.suggester = suggester if suggester is not None else build_fe_candidate_suggester()
-        self.inventory = FrameInventory()
+        self._owner: Optional[Any] = None  # the encoder component: the frame inventory's owner
         self.fe_table: List[Tuple[str, str]] = []  # row i + 1 of the model's FE table: (frame, FE)
-        self._options: Dict[str, List[int]] = {}
+        self._options: Optional[Dict[str, List[int]]] = None  # built from the table and the inventory
+        self._indexed: Optional[FrameInventory] = None  # the inventory _options was built from
         self._excludes: Dict[str, Dict[str, Set[str]]] = {}
         self._warned: Set[str] = set()
         self._rng = numpy.random.default_rng(0)
@@ -229,20 +235,87 @@ class FrameElements(FramesPipe):
     def _by_label(self) -> bool:
         return self.cfg["fe_queries"] == "labels"
 
+    # -- the frame inventory: the encoder component's -------------------------------------
+    @property
+    def inventory(self) -> FrameInventory:
+        """The frame inventory: the encoder component's (frame_identifier's)."""
+        return self._require_owner().inventory
+
+    def link_inventory(self, owner: Any) -> None:
+        """Read `owner`'s frame inventory and encode with its definition encoder; `owner` is
+        the component named by encoder_component (frame_identifier's `find_listeners` and
+        `initialize` link them)."""
+        if owner is not self._owner:
+            self._owner = owner
+            self._index_table()
+        owner.add_inventory_reader(self)
+
+    def _require_owner(self) -> Any:
+        if self._owner is None:
+            raise ValueError(
+                f"[{self.name}] reads the frame inventory of encoder_component '{self.cfg['encoder_component']}', "
+                "which is not linked: add frame_identifier before frame_elements in the pipeline "
+                "(a pipeline links them when it is built, initialized or loaded)."
+            )
+        return self._owner
+
+    def frame_added(self, name: str) -> None:
+        """The owner added frame `name` to its inventory: its FEs' definitions are encoded
+        into the FE table (no retraining)."""
+        if self.fe_table:
+            keys, texts = self._fe_texts(self.inventory, [name])
+            encode = self._owner.encode_texts
+            if keys and self._by_label:
+                self._set_label_rows(keys, texts, encode)
+            elif keys:
+                old = self.model.get_param("fe_vectors")
+                set_fe_vectors(
+                    self.model,
+                    numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
+                )
+                self.fe_table.extend(keys)
+        self._index_table()
+
+    def check_inventory(self, inventory: FrameInventory) -> None:
+        """Raise before the owner swaps in `inventory` when this component could not use it."""
+        if self.fe_table and not self._fe_texts(inventory, inventory.names)[0]:
+            raise ValueError(
+                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
+            )
+
+    def inventory_changed(self) -> None:
+        """The owner swapped in another inventory: the FE table is rebuilt from it."""
+        if self.fe_table:
+            self._build_table()
+        self._index_table()
+
     def _index_table(self) -> None:
-        """Each frame's options: the model rows of its FEs."""
-        self._options = {}
-        if self._by_label:
-            row_of = {fe: row for row, (_, fe) in enumerate(self.fe_table, start=1)}
-            for frame in self.inventory.names:
-                rows = [row_of[fe] for fe in self.inventory.fe_names(frame) if fe in row_of]
-                if rows:
-                    self._options[frame] = rows
-        else:
-            for row, (frame, _) in enumerate(self.fe_table, start=1):
-                self._options.setdefault(frame, []).append(row)
+        """Forget each frame's options (built again on first use from the table and the
+        inventory, `_frame_options`), its FE exclusions and the frames warned about."""
+        self._options = None
         self._excludes = {}
         self._warned = set()
+
+    @property
+    def _frame_options(self) -> Dict[str, List[int]]:
+        """Each frame's options: the model rows of its FEs."""
+        inventory = self.inventory
+        if self._options is not None and inventory is self._indexed:
+            return self._options
+        options: Dict[str, List[int]] = {}
+        if self._by_label:
+            row_of = {fe: row for row, (_, fe) in enumerate(self.fe_table, start=1)}
+            for frame in inventory.names:
+                rows = [row_of[fe] for fe in inventory.fe_names(frame) if fe in row_of]
+                if rows:
+                    options[frame] = rows
+        else:
+            for row, (frame, _) in enumerate(self.fe_table, start=1):
+                options.setdefault(frame, []).append(row)
+        if inventory is not self._indexed:
+            self._excludes, self._warned = {}, set()
+        self._options, self._indexed = options, inventory
+        return options
 
     def frame_excludes(self, frame: str) -> Dict[str, Set[str]]:
         if frame not in self._excludes:
@@ -259,9 +332,15 @@ class FrameElements(FramesPipe):
         keys = [(frame, fe) for frame in frames for fe in inventory.fe_names(frame)]
         return keys, [inventory.fe_text(frame, fe) for frame, fe in keys]
 
-    def set_inventory(self, inventory: FrameInventory, encode: Callable[[Sequence[str]], numpy.ndarray]) -> None:
-        """Use another frame inventory (e.g. FrameNet 1.7's): every FE definition is encoded
-        with `encode` (frame_identifier's `encode_texts`) into a new FE table, no retraining."""
+    def set_inventory(self, inventory: FrameInventory) -> None:
+        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner (frame_identifier)
+        and here: every FE definition is encoded into a new FE table, no retraining."""
+        self._require_owner().set_inventory(inventory)
+
+    def _build_table(self) -> None:
+        """The FE table of the inventory: every FE definition encoded with the owner's
+        `encode_texts` (fe_queries = "labels": the vectors of the FE names)."""
+        inventory, encode = self.inventory, self._owner.encode_texts
         keys, texts = self._fe_texts(inventory, inventory.names)
         if not keys:
             raise ValueError(
@@ -272,7 +351,6 @@ class FrameElements(FramesPipe):
         else:
             set_fe_vectors(self.model, numpy.asarray(encode(texts), dtype="float32"))  # checks the width first
             self.fe_table = keys
-        self.inventory = inventory
         self._index_table()
 
     def _set_label_rows(
@@ -308,26 +386,15 @@ class FrameElements(FramesPipe):
         self,
         name: str,
         definition: str,
-        frame_elements: Sequence[Any],
-        encode: Callable[[Sequence[str]], numpy.ndarray],
-        **kwargs,
+        frame_elements: Iterable[Any] = (),
+        lexical_units: Iterable[str] = (),
+        parents: Iterable[str] = (),
     ) -> None:
-        """Add a frame with its FEs (FEDef or dicts) at run time; `encode` is frame_identifier's
-        `encode_texts`. Other keyword arguments go to `FrameInventory.add_frame`."""
-        if name in self.inventory:
-            raise ValueError(f"[{self.name}] frame '{name}' is already known")
-        self.inventory.add_frame(name, definition, frame_elements=frame_elements, **kwargs)
-        keys, texts = self._fe_texts(self.inventory, [name])
-        if keys and self._by_label:
-            self._set_label_rows(keys, texts, encode)
-        elif keys:
-            old = self.model.get_param("fe_vectors")
-            set_fe_vectors(
-                self.model,
-                numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
-            )
-            self.fe_table.extend(keys)
-        self._index_table()
+        """Add a frame with its FEs (FEDef or dicts) at run time, to the owner's inventory
+        (`FrameIdentifier.add_frame`, which tells this component)."""
+        self._require_owner().add_frame(
+            name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
+        )
 
     def _require_table(self) -> None:
         if not self.fe_table or not self.model.has_param("fe_vectors"):
@@ -370,7 +437,7 @@ class FrameElements(FramesPipe):
         return targets, rows, ranges
 
     def _known(self, frame: str) -> bool:
-        if frame in self._options:
+        if frame in self._frame_options:
             return True
         if frame not in self.inventory and frame not in self._warned:
             self._warned.add(frame)
@@ -384,7 +451,7 @@ class FrameElements(FramesPipe):
         options = []
         for doc_targets, doc_ranges in zip(targets, ranges):
             for target, (first, last) in zip(doc_targets, doc_ranges):
-                opts = [0] + self._options[target.label_]
+                opts = [0] + self._frame_options[target.label_]
                 options.extend([opts] * (last - first))
         return options
 
@@ -534,6 +601,65 @@ class FrameElements(FramesPipe):
             offset += len(doc_rows_)
         return gold
 
+    # -- fitted after training, on dev (`spacy-frames tune-fe-threshold`) ----------------------
+    def find_threshold(
+        self,
+        examples: Sequence[Example],
+        *,
+        nlp: Language,
+        thresholds: Sequence[float],
+        decodings: Sequence[str] = ("exact", "greedy"),
+        ngram_gaps: Sequence[Optional[int]] = (None,),
+        batch_size: int = 32,
+    ) -> Dict[str, Any]:
+        """Choose the candidate set (the suggester's `ngram_gaps`), decoding and decision
+        threshold (the gain, log p(FE) - log p(no FE), a candidate must exceed) for FE F1 on
+        `examples` (gold frames; a dev set), and use them: decoding and threshold in cfg, the
+        suggester rebuilt with the gap (which config.cfg records only when the pipeline is
+        saved with it). The model runs once per candidate set, each setting re-decodes. The
+        best is the highest F; of equal F, the fewest candidate rows (the component's cost).
+        Returns the configured setting's row ("before"), the best and the whole grid."""
+        before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != "frame_identifier"]
+        with nlp.select_pipes(enable=before):
+            docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+        settings = nlp.config["components"][self.name].get("suggester") or {}
+        configured = settings.get("ngram_gap")
+        saved, rows = (self.cfg["decoding"], self.cfg["threshold"], self.suggester), []
+        try:
+            for gap in ngram_gaps:
+                self.suggester = _suggester_with_gap(settings, gap)
+                predictions = [
+                    (chunk, self.predict(chunk))
+                    for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))
+                ]
+                n_rows = sum(len(r) for _, prediction in predictions for r in prediction["rows"])
+                for decoding in decodings:
+                    for threshold in thresholds:
+                        self.cfg["decoding"], self.cfg["threshold"] = decoding, threshold
+                        for chunk, prediction in predictions:
+                            self.set_annotations(chunk, prediction)
+                        scores = score_frame_elements(
+                            [Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=self
+                        )
+                        rows.append(
+                            {
+                                "ngram_gap": gap,
+                                "decoding": decoding,
+                                "threshold": threshold,
+                                "candidate_rows": n_rows,
+                                **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")},
+                            }
+                        )
+        finally:
+            self.cfg["decoding"], self.cfg["threshold"], self.suggester = saved
+        current = next(
+            (r for r in rows if (r["decoding"], r["threshold"], r["ngram_gap"]) == (*saved[:2], configured)), None
+        )
+        best = max(rows, key=lambda r: (r["fe_f"] or 0.0, -r["candidate_rows"]))
+        self.cfg["decoding"], self.cfg["threshold"] = best["decoding"], best["threshold"]
+        self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
+        return {"before": current, "best": best, "grid": rows}
+
     # -- initialization ---------------------------------------------------------------------------
     def initialize(
         self,
@@ -542,15 +668,25 @@ class FrameElements(FramesPipe):
         nlp: Optional[Language] = None,
         frames: Optional[Callable[[], FrameInventory]] = None,
     ) -> None:
-        """Build the FE table from the frame inventory (`frames`, else the encoder
-        component's) with the encoder component's definition encoder; init the model."""
+        """Link the encoder component (frame_identifier), whose frame inventory this one
+        reads; build the FE table from it with its definition encoder; init the model.
+
+        frames: a loader of a frame inventory for both components; when it differs from
+        frame_identifier's (e.g. one with FE data against an inventory saved without),
+        frame_identifier takes it (`spacy_frames.set_inventory`).
+        """
         validate_get_examples(get_examples, "FrameElements.initialize")
         sample = [eg.predicted for _, eg in zip(range(10), get_examples())]
         if not sample:
             raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
-        encoder = self._encoder_component(nlp)
-        inventory = frames() if frames is not None else encoder.inventory
-        self.set_inventory(inventory, encoder.encode_texts)
+        owner = self._encoder_component(nlp)
+        self.link_inventory(owner)
+        if frames is not None:
+            given = frames()
+            if given.frames != owner.inventory.frames:
+                owner.set_inventory(given)
+        self._build_table()
+        inventory = self.inventory
         unknown = {
             fe.label_
             for eg in get_examples()
@@ -579,19 +715,15 @@ class FrameElements(FramesPipe):
             )
         return found
 
-    # -- serialization (pipeline/base.py): cfg, vocab, frames, fe_table, model -------------------
+    # -- serialization (pipeline/base.py): cfg, vocab, fe_table, model. The frame inventory
+    # is frame_identifier's, saved with it; the copy that pipelines of earlier releases
+    # saved here ("frames") is not read: the linked frame_identifier's is used --------------
     def _extra_state(self):
         def table_from(data):
             self.fe_table = [tuple(k) for k in data]
             self._index_table()
 
         return {
-            "frames": (
-                lambda: srsly.json_dumps(self.inventory.to_dict()),
-                lambda b: setattr(self, "inventory", FrameInventory().from_dict(srsly.json_loads(b))),
-                lambda p: self.inventory.to_disk(p),
-                lambda p: setattr(self, "inventory", FrameInventory().from_disk(p)),
-            ),
             "fe_table": (
                 lambda: srsly.msgpack_dumps(self.fe_table),
                 lambda b: table_from(srsly.msgpack_loads(b)),
@@ -599,3 +731,14 @@ class FrameElements(FramesPipe):
                 lambda p: table_from(srsly.read_msgpack(p)),
             ),
         }
+
+
+def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int]) -> Callable:
+    """The suggester of the config block `settings`, with `ngram_gap` set."""
+    settings = dict(settings)
+    factory = registry.misc.get(settings.pop("@misc", "spacy-frames.fe_candidate_suggester.v1"))
+    return factory(**{**settings, "ngram_gap": ngram_gap})
+
+
+def _pct(value: Optional[float]) -> Optional[float]:
+    return None if value is None else round(100 * value, 2)

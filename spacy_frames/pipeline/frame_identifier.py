@@ -27,15 +27,14 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
-from ..corpora.readers import is_partial
-from ..extensions import FRAMES_KEY, TARGETS_KEY
+from ..extensions import FRAMES_KEY, TARGETS_KEY, is_partial
 from ..inventory.frames import FrameInventory, carried_frames
 from ..inventory.index import FrameIndex
 from ..inventory.lexicon import Lexicon
 from ..losses import BinaryCrossEntropy, InfoNCE
 from ..losses.frames import candidate_columns, contrastive_scores_loss
-from ..ml.frame_identifier import FRAME_MEMORY
-from ..ml.layers import l2_normalize, offset_rows
+from ..ml.frame_identifier import FRAME_MEMORY, CachedFrames
+from ..ml.layers import l2_normalize
 from ..scoring.frames import score_frame_identification
 from ..suggesters import suggested_spans
 from ..suggesters.frames import (
@@ -254,6 +253,13 @@ class FrameIdentifier(FramesPipe):
         self._rng = random.Random(0)
         self._tied_to_transformer = False  # frame encoder = the shared transformer's torch module
         self.target_calibration = TargetCalibration()  # fitted by tune-detection --train
+        # spaCy links a listened-to component with its listeners (`Language._link_components`:
+        # on add_pipe, initialize and loading) through these attributes (spacy.ty's
+        # ListenedToComponent). frame_identifier has no thinc listeners (listener_map stays
+        # empty, so spaCy's checks of frozen listeners leave it alone); its find_listeners
+        # links the frame_elements components that read its frame inventory.
+        self.listener_map: Dict[str, List[Model]] = {}
+        self._inventory_readers: Dict[str, Any] = {}  # component name -> frame_elements
 
     # -- labels and frames -------------------------------------------------------------
     @property
@@ -268,12 +274,23 @@ class FrameIdentifier(FramesPipe):
         return f"{name} | {self.inventory.definition(name)}"
 
     def add_frame(
-        self, name: str, definition: str, lexical_units: Iterable[str] = (), parents: Iterable[str] = ()
+        self,
+        name: str,
+        definition: str,
+        lexical_units: Iterable[str] = (),
+        parents: Iterable[str] = (),
+        frame_elements: Iterable[Any] = (),
     ) -> None:
-        """Add a frame at run time: its definition is encoded and indexed, no retraining."""
+        """Add a frame at run time: its definition is encoded and indexed, no retraining;
+        its FEs (FEDef or dicts with name / core_type / definition) join the FE table of
+        the frame_elements components that read this inventory."""
+        if name in self.inventory:
+            raise ValueError(f"[{self.name}] frame '{name}' is already known")
         if not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
-        self.inventory.add_frame(name, definition, lexical_units=lexical_units, parents=parents)
+        self.inventory.add_frame(
+            name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
+        )
         self.lexicon = Lexicon(self.inventory)
         vector = self._encode_frames([name])
         self.index.add([name], vector)
@@ -283,6 +300,45 @@ class FrameIdentifier(FramesPipe):
             fresh[-1] = True
             self.index.set_residual(predict_memory(self.index.base, residual, fresh, self.cfg["new_frame_memory"]))
         self._set_memory(self.index.residual)
+        for reader in self.inventory_readers:
+            reader.frame_added(name)
+
+    # -- the readers of the frame inventory (frame_elements), linked as spaCy links listeners
+    @property
+    def inventory_readers(self) -> List[Any]:
+        """The frame_elements components that read this component's frame inventory."""
+        return [proc for proc in self._inventory_readers.values() if proc._owner is self]
+
+    def add_inventory_reader(self, component: Any) -> None:
+        self._inventory_readers[component.name] = component
+
+    def find_listeners(self, component: Any) -> None:
+        """Link `component` when it reads this component's frame inventory: a frame_elements
+        whose encoder_component names this one (spaCy calls this with every component
+        after this one)."""
+        if hasattr(component, "link_inventory") and component.cfg.get("encoder_component") == self.name:
+            component.link_inventory(self)
+
+    @property
+    def listeners(self) -> List[Model]:
+        return [m for c in self.listening_components for m in self.listener_map[c]]
+
+    @property
+    def listening_components(self) -> List[str]:
+        return list(self.listener_map)
+
+    def add_listener(self, listener: Model, component_name: str) -> None:
+        self.listener_map.setdefault(component_name, [])
+        if listener not in self.listener_map[component_name]:
+            self.listener_map[component_name].append(listener)
+
+    def remove_listener(self, listener: Model, component_name: str) -> bool:
+        if listener in self.listener_map.get(component_name, []):
+            self.listener_map[component_name].remove(listener)
+            if not self.listener_map[component_name]:
+                del self.listener_map[component_name]
+            return True
+        return False
 
     def _require_inventory(self) -> None:
         if not len(self.inventory):
@@ -453,12 +509,12 @@ class FrameIdentifier(FramesPipe):
         columns, candidates = self._columns(frames, [lu for doc_lus in gold_lus for lu in doc_lus])
         if not train_frames and not self.index.is_ready(self.inventory.names):
             self._refresh_frame_vectors()
-        texts = [self.frame_text(name) for name in columns] if train_frames else []
+        if train_frames:
+            frames_in = [self.frame_text(name) for name in columns]
+        else:  # the cached vectors, plus the memory when it is learned
+            frames_in = CachedFrames(self.index.base, self.index.rows(columns), bool(self.cfg["frame_memory"]))
         set_dropout_rate(self.model, drop)
-        (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, spans, texts))
-        bp_memory = None
-        if not train_frames:
-            frame_vecs, bp_memory = self._cached_frame_vectors(columns)
+        (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, spans, frames_in))
         # rows of the gold targets among all targets: each doc lists its gold targets first
         gold_rows, start = [], 0
         for n, doc_spans in zip(n_gold, spans):
@@ -477,17 +533,10 @@ class FrameIdentifier(FramesPipe):
         if weight > 0 and len(det_labels):
             d_logits, det_loss = self.detection_loss(logits, self.model.ops.asarray1f(det_labels))
             d_logits = d_logits * weight
-        backprop((d_targets, d_logits, d_frames if train_frames else None))
-        if bp_memory is not None and self.cfg["frame_memory"]:
-            bp_memory(d_frames)  # the memory's gradient: stepped in finish_update
+        backprop((d_targets, d_logits, d_frames))
         if train_frames:
             self.index.mark_stale()
         return loss + weight * det_loss
-
-    def _cached_frame_vectors(self, columns: List[str]):
-        """Cached frame vectors (definition vector + memory offset, normalised) and the
-        backprop that gives the memory rows of these frames their gradient."""
-        return offset_rows(self.model, FRAME_MEMORY, self.index.base, self.index.rows(columns))
 
     def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
         """The frames to score and each target's candidate columns (losses/frames.py)."""
@@ -621,14 +670,53 @@ class FrameIdentifier(FramesPipe):
             ),
         }
 
+    # -- fitted after training, on dev (`spacy-frames tune-detection`) ------------------
+    def find_thresholds(
+        self,
+        examples: Sequence[Example],
+        *,
+        nlp: Language,
+        thresholds: Iterable[float],
+        oov_thresholds: Iterable[float],
+    ) -> Dict[str, Any]:
+        """Choose the detector's cut-offs (in-lexicon and out-of-lexicon) for target F1 on
+        `examples` (raw text; a dev set) and set them in cfg. They are the detector's alone:
+        the target calibration is reset and overlapping candidates are off. Returns the
+        number of gold targets, the best pair and the whole grid."""
+        from ..scoring.frames_eval import detection_threshold_sweep
+
+        self.target_calibration = TargetCalibration()
+        self.cfg["overlapping_candidates"] = False
+        result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds, name=self.name)
+        self.cfg.update({key: result["best"][key] for key in ("threshold", "oov_threshold")})
+        return result
+
+    def fit_target_calibration(
+        self, dev: Sequence[Example], train: Sequence[Example], *, nlp: Language
+    ) -> Dict[str, Any]:
+        """Fit the target calibration (pipeline/target_calibration.py): target rates from
+        `train`'s exhaustively annotated docs, weights and cut-off by cross-validation on
+        `dev`; the component then uses it, with overlapping candidates. Returns the grid,
+        the best setting, the fitted weights and the counts."""
+        from .target_calibration import fit_target_calibration
+
+        return fit_target_calibration(nlp, dev, train, name=self.name)
+
     def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:
         """Use another frame inventory (e.g. FrameNet 1.7's): frames, lexicon and
         relations are replaced and every definition is encoded (no retraining). A frame's
         learned memory follows it by FrameNet frame ID when the two releases share IDs
-        (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name."""
+        (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name. The
+        frame_elements components that read this inventory rebuild their FE tables;
+        `reindex = False` (loading, initialization) leaves them and the index as they are."""
+        readers = self.inventory_readers if reindex else []
+        for reader in readers:  # before anything changes: one that cannot use it stops the swap
+            reader.check_inventory(inventory)
         previous, self.inventory = self.inventory, inventory
         self.lexicon = Lexicon(inventory)
         if reindex:
             self._refresh_frame_vectors(carried_frames(previous, inventory))
         else:
             self.index.mark_stale()
+        for reader in readers:
+            reader.inventory_changed()

@@ -33,13 +33,11 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
-from ..corpora.readers import align_target
-from ..extensions import FRAMES_KEY, TARGETS_KEY
+from ..extensions import FRAMES_KEY, TARGETS_KEY, align_target
 from ..inventory.index import FrameIndex
 from ..inventory.lexicon import UPOS_TO_FN
 from ..losses import TripletLoss
-from ..ml.frame_inducer import CLASS_WEIGHTS, initial_class_weights, mix, optional_ref
-from ..ml.layers import l2_normalize
+from ..ml.frame_inducer import CLASS_WEIGHTS, initial_class_weights, mix, optional_ref, target_vectors
 from ..scoring.induction import score_frame_induction
 from ..suggesters import suggested_spans
 from ..suggesters.frames import build_predicate_suggester, is_predicate, target_lemma
@@ -248,7 +246,7 @@ class FrameInducer(CfgLabels, FramesPipe):
         if n == 0:
             empty = numpy.zeros((0, width or 0), dtype="float32")
             return empty, empty, None
-        v_word, v_mask = self.model.predict((list(docs), targets, alpha > 0))
+        v_word, v_mask = target_vectors(self.model, list(docs), targets, alpha > 0)
         ops = self.model.ops
         v_word = ops.to_numpy(v_word).astype("float32")
         v_mask = ops.to_numpy(v_mask).astype("float32") if v_mask is not None else None
@@ -303,7 +301,7 @@ class FrameInducer(CfgLabels, FramesPipe):
             if any(targets) and not self._warned_no_centroids:
                 warnings.warn(
                     f"[{self.name}] has no cluster centroids: induced frames stay None. Fit them with "
-                    "`spacy-frames induce MODEL INPUT OUTPUT --store-centroids`.",
+                    "`spacy-frames fit-inducer MODEL INPUT OUTPUT --store-centroids DIR`.",
                     stacklevel=2,
                 )
                 self._warned_no_centroids = True
@@ -402,30 +400,29 @@ class FrameInducer(CfgLabels, FramesPipe):
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)
         alpha = self.cfg["alpha"] if self.cfg.get("mask_in_training") else 0.0
-        (v_word, v_mask), backprop = self.model.begin_update((docs, spans, alpha > 0))
-        mixed = v_word if alpha == 0 else (1.0 - alpha) * v_word + alpha * v_mask
-        vectors, bp_norm = l2_normalize(self.model.ops, mixed)
-        loss, d_vectors = self.get_loss(examples, (vectors, frames))
-        d_mixed = bp_norm(d_vectors)
-        backprop((d_mixed, None) if alpha == 0 else ((1.0 - alpha) * d_mixed, alpha * d_mixed))
+        scores, backprop = self.model.begin_update((docs, spans, alpha))
+        loss, d_scores = self.get_loss(examples, scores, frames)
+        backprop(d_scores)
         return loss
 
-    def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
-        vectors, frames = scores
-        ops = self.model.ops
-        labels = ops.asarray1i([self._class_row(f) for f in frames])
+    def get_loss(
+        self, examples: Iterable[Example], scores: Tuple[Any, Any], frames: Optional[List[str]] = None
+    ) -> Tuple[float, Tuple[Any, Any]]:
+        """The metric loss of the model's output (vectors, class weights) against the gold
+        frames of the targets (`frames`, default: read from `examples`), and its gradient
+        (d_vectors, d_class_weights): the latter None unless the loss is a classification
+        loss, else the rows of the frames seen so far."""
+        vectors, weights = scores
+        if frames is None:
+            frames = self._gold(examples)[1]
+        labels = self.model.ops.asarray1i([self._class_row(f) for f in frames])
         if not getattr(self.loss, "needs_class_weights", False):
             d_vectors, loss = self.loss(vectors, labels)
-            return float(loss), d_vectors
+            return float(loss), (d_vectors, None)
         # only the rows of frames seen so far take part: unused rows would join every softmax
         n_classes = len(self.cfg["labels"])
-        layer = self.model.get_ref(CLASS_WEIGHTS)
-        weights = layer.get_param("W")
         (d_vectors, d_weights), loss = self.loss((vectors, weights[:n_classes]), labels)
-        grad = ops.alloc2f(*weights.shape)
-        grad[:n_classes] = d_weights
-        layer.inc_grad("W", grad)
-        return float(loss), d_vectors
+        return float(loss), (d_vectors, d_weights)
 
     def _class_row(self, frame: str) -> int:
         labels = self.cfg["labels"]
@@ -482,7 +479,7 @@ class FrameInducer(CfgLabels, FramesPipe):
             raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
         if labels:
             self.cfg["labels"] = list(labels)
-        self.model.initialize(X=(sample, [[doc[:1]] if len(doc) else [] for doc in sample], False))
+        self.model.initialize(X=(sample, [[doc[:1]] if len(doc) else [] for doc in sample], 0.0))
         if getattr(self.loss, "needs_class_weights", False):
             self._init_class_weights()
         mask_encoder = optional_ref(self.model, "mask_encoder")

@@ -1,9 +1,11 @@
 """Changing the frames of a loaded pipeline, for every component that depends on them.
 
-frame_identifier scores targets against frame definitions and frame_elements scores
-spans against FE definitions, both encoded by frame_identifier's definition encoder:
-`add_frame` and `set_inventory` update both, so a new frame gets targets and frame
-elements with no retraining.
+frame_identifier owns the frame inventory and scores targets against frame definitions;
+frame_elements reads that inventory and scores spans against FE definitions, both encoded
+by frame_identifier's definition encoder. `add_frame` and `set_inventory` change the
+inventory through frame_identifier, which updates the frame_elements components that read
+it, so a new frame gets targets and frame elements with no retraining. These functions
+also link a disabled frame_elements first, so that it is updated too.
 
     import spacy_frames
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
@@ -35,25 +37,25 @@ def add_frame(
     frame_elements: Iterable[Any] = (),
 ) -> None:
     """Add a frame (its definition, lexical units, Inheritance parents and FEs: FEDef or
-    dicts with name / core_type / definition) to frame_identifier and frame_elements."""
-    identifier = _identifier(nlp)
-    frame_elements = list(frame_elements)
-    element_pipes = [proc for n, proc in nlp.components if nlp.get_pipe_meta(n).factory == "frame_elements"]
-    for proc in element_pipes:  # checked first: a name clash must leave both untouched
-        if name in proc.inventory:
-            raise ValueError(f"[{proc.name}] frame '{name}' is already known")
-    identifier.add_frame(name, definition, lexical_units=lexical_units, parents=parents)
-    for proc in element_pipes:
-        proc.add_frame(
-            name, definition, frame_elements, identifier.encode_texts, lexical_units=lexical_units, parents=parents
-        )
+    dicts with name / core_type / definition) to frame_identifier and frame_elements
+    (`FrameIdentifier.add_frame`, the same)."""
+    identifier = _link_readers(nlp)
+    identifier.add_frame(
+        name, definition, lexical_units=lexical_units, parents=parents, frame_elements=list(frame_elements)
+    )
 
 
 def set_inventory(nlp: Language, inventory: FrameInventory) -> None:
     """Swap in another frame inventory (e.g. FrameNet 1.7's) in frame_identifier and
     frame_elements; every definition is encoded, nothing is retrained."""
+    _link_readers(nlp).set_inventory(inventory)
+
+
+def _link_readers(nlp: Language):
+    """frame_identifier, with every frame_elements that names it linked (a disabled one too:
+    the pipeline links only the enabled ones when it is loaded)."""
     identifier = _identifier(nlp)
-    identifier.set_inventory(inventory)
     for n, proc in nlp.components:
-        if nlp.get_pipe_meta(n).factory == "frame_elements":
-            proc.set_inventory(inventory, identifier.encode_texts)
+        if nlp.get_pipe_meta(n).factory == "frame_elements" and proc.cfg["encoder_component"] == identifier.name:
+            proc.link_inventory(identifier)
+    return identifier

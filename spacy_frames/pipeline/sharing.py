@@ -12,22 +12,7 @@ from typing import Optional
 from spacy.language import Language
 from thinc.api import Model
 
-
-def find_upstream_transformer(nlp: Language, component: str, listener: Optional[Model]):
-    """The transformer component whose listener `component` uses."""
-    # nlp.components, not nlp.pipeline: `spacy train` initializes with sourced components disabled
-    upstream_name = getattr(listener, "upstream_name", None)
-    upstream = [
-        proc
-        for name, proc in nlp.components
-        if component in getattr(proc, "listener_map", {})
-        or (hasattr(proc, "listener_map") and upstream_name in ("*", name))
-    ]
-    if not upstream:
-        raise ValueError(
-            f"[{component}] no transformer in the pipeline listens for {component} (pipeline: {nlp.pipe_names})."
-        )
-    return upstream[0]
+from ..util import find_upstream_transformer
 
 
 def tie_to_transformer(wrapper: Model, nlp: Language, component: str, listener: Optional[Model]) -> None:

@@ -7,6 +7,10 @@
 - `prf.py`: precision, recall and F1 from counts, used by all of them.
 - `report.py`: every score of a pipeline on gold data as one table (`spacy-frames evaluate`).
 
+Scoring imports no component: what is fitted on dev after training (detection cut-offs,
+the target calibration, the FE threshold) is the components' own methods, which call the
+scorers here.
+
 frames: frame identification and target detection; induction: frame induction (with
 clustering/); discourse: discourse senses; media: media frames; frame_elements: FE spans.
 """

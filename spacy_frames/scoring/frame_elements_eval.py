@@ -7,23 +7,23 @@ Settings, each scored with the component's registered scorer through `nlp.evalua
 - end to end from raw text: frame_identifier finds the targets and their frames, and an
   FE counts only when its target, span and name are all right.
 FN1.7 dev is scored with the FN1.7 inventory swapped into both components (no
-retraining), on all targets and on the targets whose frame is new in 1.7.
+retraining; the caller swaps it, `spacy_frames.set_inventory`), on all targets and on the
+targets whose frame is new in 1.7.
 """
 
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 import spacy
 from spacy.language import Language
 from spacy.tokens import Span
 from spacy.training import Example
-from spacy.util import registry
 
 from ..corpora.readers import create_framenet_reader
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import fe_tuples
-from .frames_eval import renaming_into, save_with_settings
+from .frames_eval import renaming_into
 
 N_TOP_TYPES = 30
 
@@ -103,22 +103,24 @@ def restrict_targets(examples: List[Example], keep) -> List[Example]:
     return out
 
 
-def evaluate_frame_elements(
-    model: str,
-    fn15_dir: Path,
-    fn17_dir: Optional[Path] = None,
-    splits: Sequence[str] = ("dev",),
-    end_to_end: bool = False,
-) -> Dict:
-    """All frame_elements numbers of one trained pipeline (see the module docstring).
-    `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
-    `end_to_end`: also raw text on FN1.5 test."""
+def load_frame_parser(model: str) -> Language:
+    """The pipeline of `model` with frame_elements, and frame_identifier enabled (it may
+    have been saved disabled: frame_elements is trained on gold frames)."""
     install_extensions()
     nlp = spacy.load(model)
     if "frame_elements" not in nlp.component_names:
         raise ValueError(f"{model} has no frame_elements component (components: {nlp.component_names})")
     if "frame_identifier" in nlp.disabled:
         nlp.enable_pipe("frame_identifier")
+    return nlp
+
+
+def evaluate_frame_elements(
+    nlp: Language, model: str, fn15_dir: Path, splits: Sequence[str] = ("dev",), end_to_end: bool = False
+) -> Dict:
+    """The FN1.5 frame_elements numbers of one trained pipeline (see the module docstring).
+    `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
+    `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result."""
     result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
     for split in splits:
         examples = fe_examples(nlp, fn15_dir / f"{split}.spacy")
@@ -129,15 +131,17 @@ def evaluate_frame_elements(
         result["fn15_test_end_to_end"] = evaluate_fe(
             nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False
         )
-    if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
-        from ..pipeline.inventory_ops import set_inventory
+    return result
 
-        fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
-        set_inventory(nlp, FrameInventory().from_disk(fn17_dir / "frames.json"))
-        dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
-        result["fn17_dev"] = evaluate_fe(nlp, dev17)
-        new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
-        result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
+
+def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) -> Dict:
+    """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks, of a
+    pipeline that carries the FN1.7 inventory."""
+    fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
+    dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
+    result = {"fn17_dev": evaluate_fe(nlp, dev17)}
+    new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
+    result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
     return result
 
 
@@ -145,95 +149,3 @@ def evaluate_frame_elements(
 DEFAULT_FE_THRESHOLDS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 # the suggester's n-gram gap: None = every n-gram of the window (what training sees)
 DEFAULT_NGRAM_GAPS = (None, 2, 0)
-
-
-def _suggester_with_gap(nlp: Language, ngram_gap: Optional[int]):
-    """frame_elements' suggester as configured, with `ngram_gap` set."""
-    settings = dict(nlp.config["components"]["frame_elements"].get("suggester") or {})
-    factory = registry.misc.get(settings.pop("@misc", "spacy-frames.fe_candidate_suggester.v1"))
-    return factory(**{**settings, "ngram_gap": ngram_gap})
-
-
-def fe_threshold_sweep(
-    nlp: Language,
-    examples: List[Example],
-    thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS,
-    decodings: Sequence[str] = ("exact", "greedy"),
-    batch_size: int = 32,
-    ngram_gaps: Sequence[Optional[int]] = (None,),
-) -> Dict:
-    """FE P/R/F on gold frames for each candidate set (the suggester's `ngram_gaps`),
-    decoding and decision threshold (the gain, log p(FE) - log p(no FE), a candidate must
-    exceed): the model runs once per candidate set, each setting re-decodes. The best is
-    the highest F; of equal F, the fewest candidate rows (the component's cost)."""
-    from .frame_elements import score_frame_elements
-
-    pipe = nlp.get_pipe("frame_elements")
-    before = [name for name in nlp.pipe_names[: nlp.pipe_names.index("frame_elements")] if name != "frame_identifier"]
-    with nlp.select_pipes(enable=before):
-        docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
-    configured = nlp.config["components"]["frame_elements"].get("suggester", {}).get("ngram_gap")
-    saved, rows = (pipe.cfg["decoding"], pipe.cfg["threshold"], pipe.suggester), []
-    try:
-        for gap in ngram_gaps:
-            pipe.suggester = _suggester_with_gap(nlp, gap)
-            predictions = [
-                (chunk, pipe.predict(chunk))
-                for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))
-            ]
-            n_rows = sum(len(r) for _, prediction in predictions for r in prediction["rows"])
-            for decoding in decodings:
-                for threshold in thresholds:
-                    pipe.cfg["decoding"], pipe.cfg["threshold"] = decoding, threshold
-                    for chunk, prediction in predictions:
-                        pipe.set_annotations(chunk, prediction)
-                    scores = score_frame_elements(
-                        [Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=pipe
-                    )
-                    rows.append(
-                        {
-                            "ngram_gap": gap,
-                            "decoding": decoding,
-                            "threshold": threshold,
-                            "candidate_rows": n_rows,
-                            **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")},
-                        }
-                    )
-    finally:
-        pipe.cfg["decoding"], pipe.cfg["threshold"], pipe.suggester = saved
-    before = next(
-        (r for r in rows if (r["decoding"], r["threshold"], r["ngram_gap"]) == (*saved[:2], configured)), None
-    )
-    return {"before": before, "best": max(rows, key=lambda r: (r["fe_f"] or 0.0, -r["candidate_rows"])), "grid": rows}
-
-
-def tune_fe_threshold(
-    model: str,
-    corpus: Path,
-    output_model: Optional[Path] = None,
-    thresholds: Sequence[float] = DEFAULT_FE_THRESHOLDS,
-    ngram_gaps: Sequence[Optional[int]] = DEFAULT_NGRAM_GAPS,
-) -> Dict:
-    """Choose frame_elements' candidate n-gram gap, decoding and threshold for FE F1 on
-    `corpus` (a dev set, gold frames) and, if output_model is given, save the pipeline with
-    them (component cfg, the suggester's settings and config.cfg)."""
-    install_extensions()
-    nlp = spacy.load(model)
-    if "frame_elements" not in nlp.pipe_names:
-        raise ValueError(f"{model} has no enabled frame_elements component (pipeline: {nlp.pipe_names})")
-    result = fe_threshold_sweep(nlp, fe_examples(nlp, corpus), thresholds, ngram_gaps=ngram_gaps)
-    result.update({"model": str(model), "corpus": str(corpus)})
-    if output_model is not None:
-        # trained with frame_identifier disabled (gold frames); saved as a whole frame parser
-        for name in [n for n in nlp.disabled if n == "frame_identifier"]:
-            nlp.enable_pipe(name)
-        best = result["best"]
-        save_with_settings(
-            nlp,
-            "frame_elements",
-            {key: best[key] for key in ("decoding", "threshold")},
-            output_model,
-            config_settings={"suggester": {"ngram_gap": best["ngram_gap"]}},
-        )
-        result["saved"] = str(output_model)
-    return result

@@ -13,7 +13,6 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import DocBin, Span
 from spacy.training import Example
-from spacy.util import load_config
 
 from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
@@ -101,7 +100,7 @@ def relabel(examples: Iterable[Example], mapping: Dict[str, Optional[str]]) -> T
 
 def new_in_release(old: FrameInventory, exact: bool = True):
     """Whether a gold target's frame, or its frame for this lexical unit, is not in the
-    `old` release; `exact`: LUs by exact name (issue 25's "new in 1.7" targets as filed),
+    `old` release; `exact`: LUs by exact name (the "new in 1.7" targets of the FN1.7 rows),
     else under any spelling (`lu_spelling_key`)."""
 
     def is_new(span: Span) -> bool:
@@ -194,18 +193,20 @@ def detection_threshold_sweep(
     thresholds: Iterable[float],
     oov_thresholds: Iterable[float],
     batch_size: int = 64,
+    name: str = "frame_identifier",
 ) -> Dict:
-    """Target P/R/F on raw text for every pair (threshold, oov_threshold).
+    """Target P/R/F on raw text for every pair (threshold, oov_threshold) of the
+    frame_identifier `name`.
 
     The pipeline runs once with both cut-offs at 0, so every lexicon candidate
     comes back with its detector probability (`doc.spans["frames"].attrs["target_probs"]`);
     the cut-offs are then applied offline. Counting follows the registered scorer:
     spans match by characters, over docs with at least one gold target."""
-    pipe = nlp.get_pipe("frame_identifier")
+    pipe = nlp.get_pipe(name)
     saved = (pipe.cfg["threshold"], pipe.cfg["oov_threshold"])
     pipe.cfg["threshold"] = pipe.cfg["oov_threshold"] = 0.0
     docs_out = []
-    skipped = [name for name in NOT_FRAME_IDENTIFICATION if name in nlp.pipe_names]
+    skipped = [n for n in NOT_FRAME_IDENTIFICATION if n in nlp.pipe_names]
     try:
         with nlp.select_pipes(disable=skipped):
             annotated = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
@@ -245,78 +246,3 @@ def detection_threshold_sweep(
 DEFAULT_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
 # 1.01 = never: no target outside the lexicon
 DEFAULT_OOV_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 1.01)
-
-
-def tune_detection(
-    model: str,
-    corpus: Path,
-    output_model: Optional[Path] = None,
-    thresholds: Iterable[float] = DEFAULT_THRESHOLDS,
-    oov_thresholds: Iterable[float] = DEFAULT_OOV_THRESHOLDS,
-    train: Optional[Path] = None,
-) -> Dict:
-    """Choose the detector cut-offs with the best target F1 on `corpus` (a dev
-    set) and, if output_model is given, save the pipeline with them: in the
-    component's cfg (what a loaded pipeline uses) and in config.cfg (what a
-    reader of the pipeline sees), so the two agree. With `train` (the training
-    corpus), also fit the target calibration (scoring/detection.py): its
-    cross-validated dev scores are under "calibrated", and it is what is saved."""
-    from ..pipeline.target_calibration import TargetCalibration
-    from .detection import tune_calibrated_detection
-
-    install_extensions()
-    nlp = spacy.load(model)
-    if "frame_identifier" not in nlp.pipe_names:
-        raise ValueError(f"{model} has no frame_identifier component (pipeline: {nlp.pipe_names})")
-    for path in [corpus] + ([train] if train is not None else []):
-        if not Path(path).exists():
-            raise FileNotFoundError(f"Corpus '{path}' not found: run `spacy project run convert` first.")
-    pipe = nlp.get_pipe("frame_identifier")
-    before = {"threshold": pipe.cfg["threshold"], "oov_threshold": pipe.cfg["oov_threshold"]}
-    # the cut-offs of the detector alone: no calibration, no overlapping candidates
-    pipe.target_calibration = TargetCalibration()
-    pipe.cfg["overlapping_candidates"] = False
-    examples = frame_examples(nlp, corpus, gold_targets=False)
-    result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds)
-    result.update({"model": str(model), "corpus": str(corpus)})
-    result["before"] = next(
-        (
-            row
-            for row in result["grid"]
-            if row["threshold"] == before["threshold"] and row["oov_threshold"] == before["oov_threshold"]
-        ),
-        None,
-    )
-    chosen = {key: result["best"][key] for key in ("threshold", "oov_threshold")}
-    chosen["overlapping_candidates"] = False
-    if train is not None:
-        calibrated = tune_calibrated_detection(nlp, examples, frame_examples(nlp, train, gold_targets=False))
-        calibrated["train"] = str(train)
-        result["calibrated"] = calibrated
-        chosen.update({"threshold": calibrated["best"]["threshold"], "overlapping_candidates": True})
-    if output_model is not None:
-        save_with_settings(nlp, "frame_identifier", chosen, output_model)
-        result["saved"] = str(output_model)
-        result["saved_settings"] = chosen
-    return result
-
-
-def save_with_settings(
-    nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None
-) -> None:
-    """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
-    loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
-    `spacy train` overrides them, so the two agree. `config_settings`: settings of the
-    component's registered blocks ({"suggester": {"ngram_gap": 0}}), which live in
-    config.cfg only (the loaded pipeline builds them from it); a key the block lacks is added."""
-    nlp.get_pipe(component).cfg.update(chosen)
-    nlp.to_disk(output_model)
-    config_path = Path(output_model) / "config.cfg"
-    overrides = {f"components.{component}.{key}": value for key, value in chosen.items()}
-    config = load_config(config_path, overrides=overrides, interpolate=False)
-    for block, values in (config_settings or {}).items():
-        section = config["components"][component].get(block)
-        if not isinstance(section, dict):
-            raise ValueError(f"{component} has no block '{block}' in its config")
-        section.update(values)
-    config.to_disk(config_path)

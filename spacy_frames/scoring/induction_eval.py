@@ -66,7 +66,7 @@ def embed_targets(
     """
     from tqdm import tqdm
 
-    from ..pipeline.sharing import find_upstream_transformer
+    from ..util import find_upstream_transformer
 
     inducer = get_inducer(nlp, name)
     alpha = inducer.cfg["alpha"] if alpha is None else alpha

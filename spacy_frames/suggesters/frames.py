@@ -21,8 +21,7 @@ from spacy.util import registry
 from thinc.api import Ops
 from thinc.types import Ragged
 
-from ..corpora.readers import align_target
-from ..extensions import FRAMES_KEY, TARGETS_KEY
+from ..extensions import FRAMES_KEY, TARGETS_KEY, align_target
 from ..inventory.frames import FrameInventory
 from ..inventory.lexicon import UPOS_TO_FN, Lexicon, fn_pos, target_lexical_unit
 from . import suggested_spans, to_ragged

@@ -35,7 +35,7 @@ def annotate_partition(
     model: str, exclude: Tuple[str, ...], items: List[Tuple[str, str]], batch_size: int
 ) -> List[str]:
     """Runs on a worker: the record lines of one partition of (text, id) pairs."""
-    from .annotate_corpus import record_line
+    from .records import record_line
 
     nlp = _load_once(model, exclude)
     return [record_line(doc, doc_id) for doc, doc_id in nlp.pipe(items, as_tuples=True, batch_size=batch_size)]

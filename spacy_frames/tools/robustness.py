@@ -22,8 +22,8 @@ from typing import Dict, Iterable, List, Optional, Union
 
 from spacy.language import Language
 
-from .annotate_corpus import record_line
 from .hostile import HUGE_WORDS, KINDS, HostileDocument, hostile_documents
+from .records import record_line
 
 CRASH_LOG_MAX = 100  # crashes listed one by one; all are counted
 MESSAGE_MAX = 300

@@ -1,0 +1,77 @@
+"""Helpers shared across the package that belong to no component, corpus or scorer."""
+
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from spacy.language import Language
+from thinc.api import Model
+
+
+def consecutive_chunks(
+    sizes: Sequence[int], max_items: int, max_size: Optional[int] = None, padded: bool = False
+) -> List[range]:
+    """Runs of consecutive indices of `sizes`, each with at most `max_items` items and a
+    size of at most `max_size` (default: `max_items`, sizes then counting items): the sum
+    of its sizes, or with `padded` its item count times its largest size (a batch padded to
+    its longest sequence). An item over the limit gets a run of its own. What a model
+    call may hold."""
+    limit = max_items if max_size is None else max_size
+    chunks: List[range] = []
+    start, total, largest = 0, 0, 0
+    for i, size in enumerate(sizes):
+        grown = (i - start + 1) * max(largest, size) if padded else total + size
+        if i > start and (i - start >= max_items or grown > limit):
+            chunks.append(range(start, i))
+            start, total, largest = i, 0, 0
+        total, largest = total + size, max(largest, size)
+    if start < len(sizes):
+        chunks.append(range(start, len(sizes)))
+    return chunks
+
+
+def use_gpu(gpu_id: int) -> None:
+    """Score on the GPU (training gets `--gpu-id`); -1 keeps everything on the CPU."""
+    if gpu_id >= 0:
+        import spacy
+
+        spacy.require_gpu(gpu_id)
+
+
+def find_upstream_transformer(nlp: Language, component: str, listener: Optional[Model]):
+    """The transformer component whose listener `component` uses."""
+    # nlp.components, not nlp.pipeline: `spacy train` initializes with sourced components disabled
+    upstream_name = getattr(listener, "upstream_name", None)
+    upstream = [
+        proc
+        for name, proc in nlp.components
+        if component in getattr(proc, "listener_map", {})
+        or (hasattr(proc, "listener_map") and upstream_name in ("*", name))
+    ]
+    if not upstream:
+        raise ValueError(
+            f"[{component}] no transformer in the pipeline listens for {component} (pipeline: {nlp.pipe_names})."
+        )
+    return upstream[0]
+
+
+def save_with_settings(
+    nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None
+) -> None:
+    """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
+    loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
+    `spacy train` overrides them, so the two agree. `config_settings`: settings of the
+    component's registered blocks ({"suggester": {"ngram_gap": 0}}), which live in
+    config.cfg only (the loaded pipeline builds them from it); a key the block lacks is added."""
+    from spacy.util import load_config
+
+    nlp.get_pipe(component).cfg.update(chosen)
+    nlp.to_disk(output_model)
+    config_path = Path(output_model) / "config.cfg"
+    overrides = {f"components.{component}.{key}": value for key, value in chosen.items()}
+    config = load_config(config_path, overrides=overrides, interpolate=False)
+    for block, values in (config_settings or {}).items():
+        section = config["components"][component].get(block)
+        if not isinstance(section, dict):
+            raise ValueError(f"{component} has no block '{block}' in its config")
+        section.update(values)
+    config.to_disk(config_path)
