@@ -20,23 +20,6 @@ import typer
 SCORE_KEYS = ("pu", "ipu", "pif", "bcp", "bcr", "bcf")
 
 
-def verb_targets(docs) -> int:
-    """Keep only the gold targets whose LU is a verb (doc.spans["targets"]); drops any
-    predicted spans so that the inducer reads these. Returns how many were kept."""
-    from spacy.tokens import SpanGroup
-
-    from spacy_frames.extensions import FRAMES_KEY, TARGETS_KEY
-
-    n = 0
-    for doc in docs:
-        spans = [s for s in doc.spans.get(TARGETS_KEY, []) if s.label_ and (s._.lexical_unit or "").endswith(".v")]
-        doc.spans[TARGETS_KEY] = SpanGroup(doc, name=TARGETS_KEY, spans=spans)
-        if FRAMES_KEY in doc.spans:
-            del doc.spans[FRAMES_KEY]
-        n += len(spans)
-    return n
-
-
 def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
     """The packaged frame_inducer on the gold verb targets of `docs`, run as a user runs
     it (nlp.pipe; span._.induced_frame), once per assignment rule, against one cluster
@@ -45,12 +28,13 @@ def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
 
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
     from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
+    from spacy_frames.recipes.inducer import verb_targets
     from spacy_frames.scoring.induction_eval import get_inducer
     from spacy_frames.suggesters.frames import target_lemma
 
     inducer = get_inducer(nlp)
     if not len(inducer.centroids.names):
-        raise ValueError("the frame_inducer has no centroids: fit them with `spacy-frames induce --store-centroids`")
+        raise ValueError("the frame_inducer has no centroids: fit them with `spacy-frames fit-inducer`")
     n = verb_targets(docs)
     if n == 0:
         raise ValueError("no gold verb targets (LU *.v with a frame) in the corpus")

@@ -1,4 +1,4 @@
-"""Semantic mid-tuning (Umair & Ferraro 2021, issue 26): a sentence encoder (E1) and a
+"""Semantic mid-tuning (Umair & Ferraro 2021): a sentence encoder (E1) and a
 semantic-form encoder (E2) trained so that a sentence is close to the linearised form of
 its own parse and far from corrupted or foreign forms.
 

@@ -1,4 +1,4 @@
-"""The mid-tuning sentence sample (issue 26): a fixed, seeded sample of English sentences
+"""The mid-tuning sentence sample: a fixed, seeded sample of English sentences
 from the raw text we have, never from any component's dev or test text.
 
 Sources (train side only):

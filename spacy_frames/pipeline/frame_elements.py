@@ -12,7 +12,7 @@ The frame inventory is frame_identifier's (the component named by `encoder_compo
 frame_elements reads it, as a transformer listener reads its upstream transformer, linked
 by name when the pipeline is built, initialized or loaded (frame_identifier's
 `find_listeners`), and does not save a copy of it. The FE definitions ("Giving: Donor
-(core): The person that begins in possession of the Theme ...") are encoded by
+(core): The person that begins owning the Theme ...") are encoded by
 frame_identifier's frame-definition encoder (`FrameIdentifier.encode_texts`) and kept,
 frozen, in the model's FE table; frame_identifier tells frame_elements when its inventory
 changes, so frames added later (`add_frame` on either component or `spacy_frames.add_frame`,

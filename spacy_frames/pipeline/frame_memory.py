@@ -1,4 +1,4 @@
-"""A memory offset for the frames that have none (issue 25).
+"""A memory offset for the frames that have none.
 
 frame_identifier scores a target against each frame's definition vector plus a memory
 offset learned in stage 2. A frame that training never met (one added with `add_frame`,

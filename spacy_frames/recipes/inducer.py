@@ -136,6 +136,23 @@ def fit_inducer(
     )
 
 
+def verb_targets(docs) -> int:
+    """Keep only the gold targets whose LU is a verb (doc.spans["targets"]) and drop any
+    predicted frame spans, so that the inducer reads these. Returns how many were kept."""
+    from spacy.tokens import SpanGroup
+
+    from ..extensions import FRAMES_KEY, TARGETS_KEY
+
+    n = 0
+    for doc in docs:
+        spans = [s for s in doc.spans.get(TARGETS_KEY, []) if s.label_ and (s._.lexical_unit or "").endswith(".v")]
+        doc.spans[TARGETS_KEY] = SpanGroup(doc, name=TARGETS_KEY, spans=spans)
+        if FRAMES_KEY in doc.spans:
+            del doc.spans[FRAMES_KEY]
+        n += len(spans)
+    return n
+
+
 def scale_cut(method: str, params: Dict[str, Any], scale: float) -> Dict[str, Any]:
     """The calibrated stopping criterion made finer (< 1) or coarser (> 1): two-step's
     pair_ratio (the share of pseudo-LU pairs put in one cluster) or the one-step / faiss

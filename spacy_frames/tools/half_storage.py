@@ -1,4 +1,5 @@
-"""Store chosen components' own encoder weights in float16 on disk (issue 24's size bar).
+"""Store chosen components' own encoder weights in float16 on disk, which halves the
+installed package's encoder copies.
 
 A component that owns torch weights saves them as a state dict: frame_identifier its
 frame-definition encoder (never run per document: the frame vectors are a cached index),

@@ -440,23 +440,6 @@ def diagnose_cli(
     write_json(output, out)
 
 
-def verb_targets(docs, inducer) -> int:
-    """Keep only the gold targets whose LU is a verb (doc.spans["targets"]); drops any
-    predicted spans so that the inducer reads these. Returns how many were kept."""
-    from spacy.tokens import SpanGroup
-
-    from spacy_frames.extensions import FRAMES_KEY, TARGETS_KEY
-
-    n = 0
-    for doc in docs:
-        spans = [s for s in doc.spans.get(TARGETS_KEY, []) if s.label_ and (s._.lexical_unit or "").endswith(".v")]
-        doc.spans[TARGETS_KEY] = SpanGroup(doc, name=TARGETS_KEY, spans=spans)
-        if FRAMES_KEY in doc.spans:
-            del doc.spans[FRAMES_KEY]
-        n += len(spans)
-    return n
-
-
 @app.command("packaged-cut")
 def packaged_cut_cli(
     model: Path = typer.Argument(ROOT / "training" / "inducer_clustered", help="Pipeline with a fitted frame_inducer"),
@@ -476,6 +459,7 @@ def packaged_cut_cli(
     from spacy_frames.clustering.induction import merge_pseudo_lus, twostep_cluster
     from spacy_frames.extensions import install_extensions
     from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
+    from spacy_frames.recipes.inducer import verb_targets
     from spacy_frames.scoring.induction_eval import embed_targets, get_inducer
     from spacy_frames.suggesters.frames import target_lemma
 
@@ -488,7 +472,7 @@ def packaged_cut_cli(
     with numpy.load(vectors, allow_pickle=False) as f:
         X, fit_lemmas, fit_frames = f["vectors"], f["lemmas"], f["frames"]
     docs = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
-    verb_targets(docs, inducer)
+    verb_targets(docs)
     targets = [list(doc.spans["targets"]) for doc in docs]
     V, _, _ = embed_targets(nlp, docs, targets, progress=False)
     spans = [s for t in targets for s in t]
