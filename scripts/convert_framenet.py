@@ -10,6 +10,12 @@
 
 The work is done by spacy_frames.corpora.framenet_convert; this only parses arguments, prints
 the summary and merges it into the summary JSON (key "framenet15" / "framenet17").
+``--keep-target-fes`` keeps the FEs FrameNet puts on (or over) their target in the gold;
+write such a corpus to its own directory (the default corpora skip them), e.g.
+
+    python scripts/convert_framenet.py fn15 assets/framenet/fndata-1.5.zip \
+        assets/framenet/splits/fulltext_doc_splits_das2014_opensesame.json \
+        corpus/framenet15_target_fes --exemplar-limit 0 --keep-target-fes
 """
 
 from pathlib import Path
@@ -86,10 +92,13 @@ def fn15_cli(
     output_dir: Path = Arg(..., help="Output directory for {train,dev,test,exemplars}.spacy and frames.json"),
     exemplar_limit: Optional[int] = Opt(None, "--exemplar-limit", help="Convert at most this many exemplar sentences"),
     summary: Optional[Path] = Opt(None, "--summary", help="JSON file to merge the summary into (key 'framenet15')"),
+    keep_target_fes: bool = Opt(False, "--keep-target-fes", help="Keep the FEs that overlap their target in the gold (another output directory)"),
 ):
     # fmt: on
     """Convert FrameNet 1.5: full text (Das et al. split), exemplars and the inventory."""
-    result = convert_framenet15(zip_path, splits, output_dir, exemplar_limit=exemplar_limit)
+    result = convert_framenet15(
+        zip_path, splits, output_dir, exemplar_limit=exemplar_limit, keep_target_fes=keep_target_fes
+    )
     print_summary(result)
     merge_summary(summary, "framenet15", result)
 
@@ -103,10 +112,13 @@ def fn17_cli(
     output_dir: Path = Arg(..., help="Output directory for dev.spacy and frames.json"),
     fn15_frames: Optional[Path] = Opt(None, "--fn15-frames", help="FN1.5 frames.json, to count targets with frames / LUs new in 1.7"),
     summary: Optional[Path] = Opt(None, "--summary", help="JSON file to merge the summary into (key 'framenet17')"),
+    keep_target_fes: bool = Opt(False, "--keep-target-fes", help="Keep the FEs that overlap their target in the gold (another output directory)"),
 ):
     # fmt: on
     """Convert FrameNet 1.7: the open-sesame dev set and the 1.7 inventory."""
-    result = convert_framenet17(frames_xml, lexicon, conll, output_dir, fn15_inventory=fn15_frames)
+    result = convert_framenet17(
+        frames_xml, lexicon, conll, output_dir, fn15_inventory=fn15_frames, keep_target_fes=keep_target_fes
+    )
     print_summary(result)
     merge_summary(summary, "framenet17", result)
 

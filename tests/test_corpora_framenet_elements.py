@@ -232,6 +232,50 @@ def test_skip_rules_on_handmade_sentence():
     assert summary["null_instantiations"] == {"CNI": 1, "DNI": 0, "INI": 1, "INC": 0}
 
 
+def test_fes_on_the_target_are_kept_on_request(tmp_path):
+    # "The president resigned": the Leader of Leadership is the target itself; "chief
+    # executive" is a two-word target whose FE "executive" (Role) overlaps it
+    text = "The president and chief executive resigned ."
+    president = FrameTarget("Leadership", "president.n", [(4, 13)], 1, [FrameElement("Leader", 4, 13)])
+    chief = FrameTarget(
+        "Leadership", "chief executive.n", [(18, 33)], 2, [FrameElement("Role", 24, 33), FrameElement("Leader", 18, 33)]
+    )
+    resigned = FrameTarget("Quitting", "resign.v", [(34, 42)], 3, [FrameElement("Employee", 0, 33)])
+    sentence = FrameSentence("h", 1, text, whitespace_tokens(text), [president, chief, resigned])
+    stats: Counter = Counter()
+    default = sentence_to_doc(Vocab(), sentence, stats=stats)
+    assert [fe_view(t) for t in default.spans[TARGETS_KEY]] == [
+        [],
+        [],
+        [("The president and chief executive", "Employee")],
+    ]
+    summary = fe_summary(stats)
+    assert summary["skipped"]["overlaps_target"] == 3 and summary["overlaps_target_coincident"] == 2
+    assert "on_target" not in summary
+
+    stats = Counter()
+    doc = sentence_to_doc(Vocab(), sentence, stats=stats, keep_target_fes=True)
+    expected = [
+        [("president", "Leader")],
+        [("chief executive", "Leader"), ("executive", "Role")],
+        [("The president and chief executive", "Employee")],
+    ]
+    assert [fe_view(t) for t in doc.spans[TARGETS_KEY]] == expected
+    summary = fe_summary(stats)
+    assert summary["skipped"]["overlaps_target"] == 0 and (summary["on_target"], summary["on_target_coincident"]) == (
+        3,
+        2,
+    )
+    assert summary["annotated"] == summary["spans"] == 4 and summary["overlapping"] == 1
+    # the links to the targets survive a DocBin and to_bytes, FEs on the target included
+    DocBin(attrs=["ORTH", "TAG"], store_user_data=True, docs=[doc]).to_disk(tmp_path / "fe.spacy")
+    (loaded,) = DocBin().from_disk(tmp_path / "fe.spacy").get_docs(Vocab())
+    assert [fe_view(t) for t in loaded.spans[TARGETS_KEY]] == expected
+    from_bytes = Doc(Vocab()).from_bytes(doc.to_bytes())
+    assert [fe_view(t) for t in from_bytes.spans[TARGETS_KEY]] == expected
+    assert [fe._.fe_target for fe in loaded.spans[TARGETS_KEY][0]._.frame_elements] == [[4, 13]]
+
+
 def test_discontinuous_target_overlap_uses_its_pieces():
     # "gave ... up": an FE between the pieces is no overlap with the target
     text = "Kim gave the book up ."

@@ -373,6 +373,47 @@ def test_evaluate_frame_elements_command(trained_fe, toy_fe_corpus, tmp_path):
     assert bad.exit_code == 1
 
 
+def test_evaluate_frame_elements_open_sesame_measure_and_lu_lookup(trained_fe, toy_fe_corpus, tmp_path):
+    """--open-sesame adds fe_os_p/r/f; --lu-lookup scores the FEs FrameNet puts on the
+    target ("gift" is the Theme of Giving, "hand" the Body_part), which the model never
+    predicts, from a train DocBin that has them."""
+    import shutil
+
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    fn15 = tmp_path / "fn15"
+    fn15.mkdir()
+    shutil.copy(toy_fe_corpus / "frames.json", fn15 / "frames.json")
+    docs = toy_fe_docs(spacy.blank("en").vocab)
+    for doc, (target, name) in ((docs[0], (1, "Theme")), (docs[4], (0, "Body_part"))):
+        span = doc.spans["targets"][target]
+        doc.spans[FE_KEY] = list(doc.spans[FE_KEY]) + [make_fe_span(span, span.start, span.end, name)]
+    for split in ("train", "dev", "test"):
+        DocBin(docs=docs, store_user_data=True).to_disk(fn15 / f"{split}.spacy")
+    fn17 = tmp_path / "fn17"
+    shutil.copytree(fn15, fn17)
+    out = tmp_path / "fe.json"
+    args = ["evaluate-frame-elements", str(trained_fe), "-o", str(out), "--fn15", str(fn15), "--fn17", str(fn17)]
+    options = ["--open-sesame", "--lu-lookup", str(fn15 / "train.spacy"), "--end-to-end"]
+    result = CliRunner().invoke(app, args + options)
+    assert result.exit_code == 0, result.output
+    scores = srsly.read_json(out)
+    dev = scores["fn15_dev"]
+    # FE names per target, Core 1 and Manner 0.5: 13.5 found of 15.5 (Theme on "gift" and
+    # Body_part on "hand" are missed); nothing predicted is wrong
+    assert (dev["fe_os_p"], dev["fe_os_r"]) == (100.0, round(100 * 13.5 / 15.5, 2))
+    assert dev["with_lu_lookup"] == {key: 100.0 for key in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")}
+    assert scores["fn17_dev"]["fe_os_r"] == dev["fe_os_r"] and scores["fn17_dev"]["with_lu_lookup"]["fe_os_f"] == 100.0
+    end_to_end = scores["fn15_test_end_to_end"]
+    assert 0.0 <= end_to_end["fe_os_f"] <= 100.0 and 0.0 <= end_to_end["with_lu_lookup"]["fe_os_f"] <= 100.0
+    assert "open-sesame measure" in result.output
+    assert CliRunner().invoke(app, args).exit_code == 0  # the default output has neither
+    assert not {"fe_os_f", "with_lu_lookup"} & set(srsly.read_json(out)["fn15_dev"])
+
+
 @pytest.mark.slow
 def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
     import numpy

@@ -69,6 +69,7 @@ def _write_docbin(
     frames: Optional[Container[str]],
     stats: Counter,
     docs_seen: Optional[Set[str]] = None,
+    keep_target_fes: bool = False,
 ) -> None:
     # Docs are serialized into the DocBin as they come and not kept: memory is the DocBin's
     # token arrays + strings (a few hundred MB for all exemplars), not 154k Doc objects.
@@ -77,7 +78,7 @@ def _write_docbin(
     for sentence in sentences:
         if docs_seen is not None:
             docs_seen.add(sentence.doc)
-        doc = sentence_to_doc(vocab, sentence, frames=frames, stats=stats)
+        doc = sentence_to_doc(vocab, sentence, frames=frames, stats=stats, keep_target_fes=keep_target_fes)
         if isinstance(frames, FrameInventory):
             _count_unknown_fe_labels(doc, frames, fe_names, stats)
         doc_bin.add(doc)
@@ -92,6 +93,7 @@ def convert_framenet15(
     exemplar_limit: Optional[int] = None,
     *,
     progress: bool = True,
+    keep_target_fes: bool = False,
 ) -> Dict[str, Any]:
     """Write ``{train,dev,test}.spacy`` (full text, Das et al. split), ``exemplars.spacy``
     (LU exemplars, at most ``exemplar_limit``) and ``frames.json`` (the FN1.5 inventory)
@@ -112,6 +114,8 @@ def convert_framenet15(
     tokens, ``discontinuous_targets`` the ones with ``target_parts``. For ``exemplars``,
     ``docs`` is the number of LU files that have exemplars. Targets whose frame is not in
     the inventory (``Test35``: one in train, one in dev) are skipped as ``unknown_frame``.
+    ``keep_target_fes``: keep the FEs that overlap their target in the gold (see
+    :func:`~.framenet_elements.set_gold_frame_elements`).
     """
     from tqdm import tqdm
 
@@ -126,7 +130,7 @@ def convert_framenet15(
     for split in ("train", "dev", "test"):
         stats: Counter = Counter()
         sentences = iter_fulltext_sentences(fn_zip, splits[split])
-        _write_docbin(sentences, output / f"{split}.spacy", vocab, inventory, stats)
+        _write_docbin(sentences, output / f"{split}.spacy", vocab, inventory, stats, keep_target_fes=keep_target_fes)
         summary[split] = _split_summary(stats, len(splits[split]))
     stats = Counter()
     lu_files: Set[str] = set()
@@ -138,7 +142,9 @@ def convert_framenet15(
         disable=not progress,
         mininterval=1.0,
     )
-    _write_docbin(exemplars, output / "exemplars.spacy", vocab, inventory, stats, lu_files)
+    _write_docbin(
+        exemplars, output / "exemplars.spacy", vocab, inventory, stats, lu_files, keep_target_fes=keep_target_fes
+    )
     summary["exemplars"] = _split_summary(stats, len(lu_files))
     summary["frames"] = len(inventory)
     summary["lexical_units"] = inventory.n_lexical_units
@@ -159,6 +165,8 @@ def convert_framenet17(
     conll_path: PathLike,
     output_dir: PathLike,
     fn15_inventory: Union[FrameInventory, PathLike, None] = None,
+    *,
+    keep_target_fes: bool = False,
 ) -> Dict[str, Any]:
     """Write ``dev.spacy`` (the open-sesame FN1.7 dev CoNLL) and ``frames.json`` (the FN1.7
     inventory) into ``output_dir``; return the summary.
@@ -169,6 +177,7 @@ def convert_framenet17(
     new-frame target) and ``targets_unknown_lu_name`` (the LU name is in no FN1.5 frame).
     ``docs`` is None: the CoNLL file carries no document ids. The dev ``frame_elements``
     section then also has ``annotated_new_frame``: the FE labels of new-frame targets.
+    ``keep_target_fes``: keep the FEs that overlap their target in the gold.
     """
     inventory = read_fn17_inventory(frames_xml_dir, lexicon_json)
     conll = _require_file(conll_path, "open-sesame CoNLL file")
@@ -178,7 +187,7 @@ def convert_framenet17(
     inventory.to_disk(output / "frames.json")
     sentences = list(iter_open_sesame_sentences(conll))
     stats: Counter = Counter()
-    _write_docbin(sentences, output / "dev.spacy", Vocab(), inventory, stats)
+    _write_docbin(sentences, output / "dev.spacy", Vocab(), inventory, stats, keep_target_fes=keep_target_fes)
     dev = _split_summary(stats, None)
     if fn15 is not None:
         fn15_pairs = {(lu, name) for name in fn15.frames for lu in fn15.frames[name]["lexical_units"]}

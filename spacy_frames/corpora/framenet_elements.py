@@ -29,7 +29,10 @@ overlaps_target + unaligned + duplicate_target + duplicate``:
   type, never spans, not scored (open-sesame's CoNLL, the FN1.7 dev set, has none).
 - FEs overlapping a token of the target (``overlaps_target``; of them, ``coincident``: the
   FE is exactly the target, as the ``Weapon`` FE of "weapon"): skipped, not gold. The
-  component never predicts an FE over its own target.
+  component never predicts an FE over its own target. With ``keep_target_fes`` they are
+  kept as FE spans (an FE span may then equal or overlap its target) and counted as
+  ``on_target`` (of them ``on_target_coincident``) instead, for scoring against every FE
+  FrameNet annotates.
 - FEs that cannot be put on tokens (``unaligned``: outside the text or empty after
   trimming whitespace): skipped. Offsets inside a token are expanded to the whole token
   and kept (``expanded``).
@@ -167,11 +170,16 @@ def set_gold_frame_elements(
         Tuple[Span, Optional[Sequence[Sequence[int]]], Sequence[FrameElement], Sequence[NullInstantiation]]
     ],
     stats: Counter,
+    *,
+    keep_target_fes: bool = False,
 ) -> None:
     """Write ``doc.spans["frame_elements"]``: the FEs of each (target span, target parts,
     overt FEs, null instantiations), linked to their target (see the module docstring for
-    what is skipped and how it is counted in ``stats``)."""
+    what is skipped and how it is counted in ``stats``). ``keep_target_fes``: keep the FEs
+    that overlap their target instead of skipping them."""
     install_extensions()
+    if keep_target_fes:
+        stats["fe_on_target"] += 0  # the summary then reports the count, 0 included
     fe_spans: List[Span] = []
     seen_targets = set()
     for span, parts, elements, null in targets:
@@ -189,13 +197,18 @@ def set_gold_frame_elements(
             if tokens is None:
                 stats["fe_skipped_unaligned"] += 1
                 continue
-            if target_tokens.intersection(range(*tokens)):
+            on_target = bool(target_tokens.intersection(range(*tokens)))
+            coincident = set(range(*tokens)) == target_tokens
+            if on_target and not keep_target_fes:
                 stats["fe_skipped_overlaps_target"] += 1
-                stats["fe_overlaps_target_coincident"] += set(range(*tokens)) == target_tokens
+                stats["fe_overlaps_target_coincident"] += coincident
                 continue
             if (tokens[0], tokens[1], fe.name) in kept:
                 stats["fe_skipped_duplicate"] += 1
                 continue
+            if on_target:
+                stats["fe_on_target"] += 1
+                stats["fe_on_target_coincident"] += coincident
             stats["fe_expanded"] += expanded
             kept.append((tokens[0], tokens[1], fe.name))
         names = Counter(name for _, _, name in kept)
@@ -217,6 +230,9 @@ def fe_summary(stats: Counter) -> Dict[str, object]:
     summary["fe_types"] = sum(1 for key in stats if key.startswith(_LABEL_PREFIX))
     summary["skipped"] = {key: int(stats.get(f"fe_skipped_{key}", 0)) for key in FE_SKIP_KEYS}
     summary["overlaps_target_coincident"] = int(stats.get("fe_overlaps_target_coincident", 0))
+    if "fe_on_target" in stats:  # converted with keep_target_fes: FEs on their target kept
+        summary["on_target"] = int(stats["fe_on_target"])
+        summary["on_target_coincident"] = int(stats.get("fe_on_target_coincident", 0))
     # counted by the converter against the inventory (FE spans kept all the same)
     summary["label_not_in_frame"] = int(stats.get("fe_label_not_in_frame", 0))
     summary["null_instantiations"] = {key: int(stats.get(f"fe_null_{key}", 0)) for key in NULL_INSTANTIATION_TYPES}

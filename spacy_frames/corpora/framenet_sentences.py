@@ -438,6 +438,7 @@ def sentence_to_doc(
     *,
     frames: Optional[Container[str]] = None,
     stats: Optional[Counter] = None,
+    keep_target_fes: bool = False,
 ) -> Doc:
     """A ``Doc`` of one sentence with its targets in ``doc.spans["targets"]``.
 
@@ -452,7 +453,8 @@ def sentence_to_doc(
     - ``doc.user_data["framenet"] = {"doc": name, "sentence_id": id}``. Sentences without
       targets are kept (target detection needs negatives) with an empty span group.
     - The targets' gold FEs go into ``doc.spans["frame_elements"]``, linked to their target
-      (:func:`~.framenet_elements.set_gold_frame_elements`; ``fe_*`` keys in ``stats``).
+      (:func:`~.framenet_elements.set_gold_frame_elements`; ``fe_*`` keys in ``stats``);
+      FEs that overlap their target are skipped unless ``keep_target_fes``.
     """
     install_extensions()
     words, spaces, tags = _words_and_spaces(sentence)
@@ -492,7 +494,7 @@ def sentence_to_doc(
         spans.append(span)
         with_fes.append((span, parts, target.elements, target.null_elements))
     doc.spans[TARGETS_KEY] = spans
-    set_gold_frame_elements(doc, with_fes, stats)
+    set_gold_frame_elements(doc, with_fes, stats, keep_target_fes=keep_target_fes)
     doc.user_data["framenet"] = {"doc": sentence.doc, "sentence_id": sentence.sentence_id}
     stats["sentences"] += 1
     if not spans:

@@ -6,6 +6,9 @@ target's frame is not part of the match (a wrong frame shows up as wrong FE name
 Only docs with gold targets are scored (FrameNet leaves many sentences unannotated); on
 those, every predicted FE of a gold target's offsets counts, FEs of targets that are
 not gold targets do not (they are target-detection errors, scored by frame_identifier).
+:func:`score_frame_elements_open_sesame` scores the same FEs the way open-sesame does
+(per target and FE name, the set of spans, Core FEs weighing more); it is no part of the
+registered scorer.
 """
 
 from collections import Counter, defaultdict
@@ -72,6 +75,67 @@ def score_frame_elements(
         name: dict(zip("prf", prf(c["tp"], c["pred"], c["n"])), n=c["n"]) for name, c in sorted(per_type.items())
     }
     return scores
+
+
+def score_frame_elements_open_sesame(
+    examples: Iterable[Example], *, inventory=None, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY
+) -> Dict[str, Optional[float]]:
+    """fe_os_p / fe_os_r / fe_os_f: open-sesame's labeled argument-identification measure
+    (``labeled_eval`` of its ``sesame/evaluation.py``).
+
+    Per gold target (its character offsets; FEs of other targets do not count, as in
+    :func:`score_frame_elements`) and per FE name: the name is correct when the set of its
+    predicted spans equals the set of its gold spans (so every piece of a discontinuous FE
+    must be predicted, and an extra piece makes the name wrong). A name weighs 1 when it is
+    a Core FE of the gold target's frame (core type "Core" only) and 0.5 otherwise; every
+    name weighs 1 when the frame is not in ``inventory`` (or there is none). P = weighted
+    correct / weighted predicted names, R = weighted correct / weighted gold names; the
+    frame itself is no scored item. None when no doc has gold targets."""
+    totals: Counter = Counter()
+    core_sets: Dict[str, Optional[Set[str]]] = {}
+    n_docs = 0
+    for eg in examples:
+        gold_targets = eg.reference.spans.get(targets_key, [])
+        if not len(gold_targets):
+            continue
+        n_docs += 1
+        frames: Dict[Tuple[int, int], str] = {}
+        for target in gold_targets:
+            frames.setdefault((target.start_char, target.end_char), target.label_)
+        gold, pred = _fe_span_sets(eg.reference, fe_key), _fe_span_sets(eg.predicted, fe_key)
+        for offsets, frame in frames.items():
+            if frame not in core_sets:
+                core_sets[frame] = _core_names(inventory, frame)
+            core = core_sets[frame]
+            gold_names, pred_names = gold.get(offsets, {}), pred.get(offsets, {})
+            for name, spans in gold_names.items():
+                weight = _os_weight(core, name)
+                totals["gold"] += weight
+                totals["tp"] += weight if pred_names.get(name) == spans else 0.0
+            totals["pred"] += sum(_os_weight(core, name) for name in pred_names)
+    if not n_docs:
+        return {"fe_os_p": None, "fe_os_r": None, "fe_os_f": None}
+    p, r, f = prf(totals["tp"], totals["pred"], totals["gold"])
+    return {"fe_os_p": p, "fe_os_r": r, "fe_os_f": f}
+
+
+def _fe_span_sets(doc: Doc, fe_key: str) -> Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]]:
+    """Per target offsets, per FE name, the set of its spans' character offsets."""
+    out: Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
+    for t_start, t_end, start, end, name in fe_tuples(doc, fe_key):
+        out[(t_start, t_end)][name].add((start, end))
+    return out
+
+
+def _core_names(inventory, frame: str) -> Optional[Set[str]]:
+    """The names of the frame's FEs of core type "Core"; None when the inventory lacks the frame."""
+    if inventory is None or frame not in inventory:
+        return None
+    return {fe.name for fe in inventory.frame_elements(frame) if fe.core_type == "Core"}
+
+
+def _os_weight(core: Optional[Set[str]], name: str) -> float:
+    return 1.0 if core is None or name in core else 0.5
 
 
 def _core_group(inventory, frame: Optional[str], fe: str) -> str:

@@ -1,0 +1,126 @@
+"""open-sesame's labeled argument-identification measure (score_frame_elements_open_sesame)
+and the train-LU lookup of FEs on their target (target_fe_lookup, with_target_fes), by hand."""
+
+import pytest
+import spacy
+from spacy.tokens import DocBin, Span
+from spacy.training import Example
+
+from spacy_frames.extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions, make_fe_span
+from spacy_frames.inventory.frames import FrameInventory
+from spacy_frames.scoring.frame_elements import score_frame_elements, score_frame_elements_open_sesame
+from spacy_frames.scoring.frame_elements_eval import target_fe_lookup, with_target_fes
+
+CORE_TYPES = {
+    "Donor": "Core",
+    "Theme": "Core",
+    "Recipient": "Core",
+    "Time": "Peripheral",
+    "Means": "Core-Unexpressed",
+    "Purpose": "Extra-Thematic",
+}
+
+
+def giving_inventory() -> FrameInventory:
+    fes = [{"name": name, "core_type": core} for name, core in CORE_TYPES.items()]
+    frames = {"Giving": {"id": 1, "definition": "", "lexical_units": ["give.v"], "frame_elements": fes}}
+    return FrameInventory(frames=frames, relations={}, source="test")
+
+
+def with_fes(doc, target: Span, fes):
+    doc.spans[FE_KEY] = [make_fe_span(target, start, end, name) for start, end, name in fes]
+    return doc
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    install_extensions()
+    return spacy.blank("en")
+
+
+def giving_docs(nlp, gold_fes, pred_fes):
+    text = "Kim gave Lee the book and a pen yesterday with cash ."
+    gold, pred = nlp.make_doc(text), nlp.make_doc(text)
+    gold.spans[TARGETS_KEY] = [Span(gold, 1, 2, label="Giving")]
+    pred.spans[FRAMES_KEY] = [Span(pred, 1, 2, label="Giving")]
+    with_fes(gold, gold.spans[TARGETS_KEY][0], gold_fes)
+    with_fes(pred, pred.spans[FRAMES_KEY][0], pred_fes)
+    return Example(pred, gold)
+
+
+def test_open_sesame_measure_by_hand(nlp):
+    # gold: Donor "Kim", Recipient "Lee", Theme in two pieces ("the book", "a pen"), Time
+    # "yesterday", Means "with cash" (Core-Unexpressed: weighs 0.5, as every non-"Core" FE)
+    gold_fes = [
+        (0, 1, "Donor"),
+        (2, 3, "Recipient"),
+        (3, 5, "Theme"),
+        (6, 8, "Theme"),
+        (8, 9, "Time"),
+        (9, 11, "Means"),
+    ]
+    pred_fes = [
+        (0, 1, "Donor"),  # right: 1
+        (2, 3, "Recipient"),  # an extra piece: Recipient is wrong (1 missed, 1 spurious)
+        (5, 6, "Recipient"),
+        (3, 5, "Theme"),  # one piece of two: Theme is wrong (1 missed, 1 spurious)
+        (8, 9, "Time"),  # right: 0.5
+        (9, 11, "Purpose"),  # Extra-Thematic, not gold: 0.5 spurious (Means missed: 0.5)
+    ]
+    eg = giving_docs(nlp, gold_fes, pred_fes)
+    scores = score_frame_elements_open_sesame([eg], inventory=giving_inventory())
+    tp, pred, gold = 1 + 0.5, 1 + 1 + 1 + 0.5 + 0.5, 1 + 1 + 1 + 0.5 + 0.5
+    assert scores["fe_os_p"] == pytest.approx(tp / pred) and scores["fe_os_r"] == pytest.approx(tp / gold)
+    # the strict measure counts spans: 4 of 6 predicted spans are gold spans
+    strict = score_frame_elements([eg])
+    assert (strict["fe_p"], strict["fe_r"]) == (pytest.approx(4 / 6), pytest.approx(4 / 6))
+    # every piece, and nothing more: the name is right
+    fixed = giving_docs(nlp, gold_fes, [fe for fe in gold_fes if fe != (9, 11, "Means")] + [(9, 11, "Purpose")])
+    scores = score_frame_elements_open_sesame([fixed], inventory=giving_inventory())
+    assert scores["fe_os_r"] == pytest.approx(3.5 / 4) and scores["fe_os_p"] == pytest.approx(3.5 / 4)
+    # a frame the inventory lacks (or no inventory): every FE weighs 1, as open-sesame does
+    scores = score_frame_elements_open_sesame([eg])
+    assert (scores["fe_os_p"], scores["fe_os_r"]) == (pytest.approx(2 / 5), pytest.approx(2 / 5))
+
+
+def test_open_sesame_measure_counts_fes_on_the_target_and_gold_targets_only(nlp):
+    text = "The president resigned ."
+    gold, pred = nlp.make_doc(text), nlp.make_doc(text)
+    gold.spans[TARGETS_KEY] = [Span(gold, 1, 2, label="Leadership")]
+    frames = [Span(pred, 1, 2, label="Leadership"), Span(pred, 2, 3, label="Quitting")]
+    pred.spans[FRAMES_KEY] = frames
+    gold.spans[FE_KEY] = [make_fe_span(gold.spans[TARGETS_KEY][0], 1, 2, "Leader")]
+    # the FE on the target itself, and an FE of a target that is no gold target (not counted)
+    pred.spans[FE_KEY] = [make_fe_span(frames[0], 1, 2, "Leader"), make_fe_span(frames[1], 0, 2, "Employee")]
+    scores = score_frame_elements_open_sesame([Example(pred, gold)])
+    assert (scores["fe_os_p"], scores["fe_os_r"], scores["fe_os_f"]) == (1.0, 1.0, 1.0)
+    assert score_frame_elements_open_sesame([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_os_f"] is None
+
+
+def test_train_lu_lookup_puts_the_usual_fe_on_the_target(nlp, tmp_path):
+    docs = []
+    for text, on_target in [("The president resigned .", True)] * 2 + [("The president spoke .", False)]:
+        doc = nlp.make_doc(text)
+        president, verb = Span(doc, 1, 2, label="Leadership"), Span(doc, 2, 3, label="Quitting")
+        president._.lexical_unit, verb._.lexical_unit = "president.n", "resign.v"
+        doc.spans[TARGETS_KEY] = [president, verb]
+        fes = [make_fe_span(verb, 0, 2, "Employee")]
+        doc.spans[FE_KEY] = fes + ([make_fe_span(president, 1, 2, "Leader")] if on_target else [])
+        docs.append(doc)
+    DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "train.spacy")
+    lookup = target_fe_lookup(tmp_path / "train.spacy", nlp.vocab)
+    assert lookup == {("president.n", "Leadership"): "Leader"}  # 2 of 3; resign.v: never on its target
+
+    gold, pred = nlp.make_doc("The president quit ."), nlp.make_doc("The president quit .")
+    gold.spans[TARGETS_KEY] = [Span(gold, 1, 2, label="Leadership")]
+    gold.spans[FE_KEY] = [make_fe_span(gold.spans[TARGETS_KEY][0], 1, 2, "Leader")]
+    frame = Span(pred, 1, 2, label="Leadership")
+    frame._.lexical_unit = "president.n"
+    pred.spans[FRAMES_KEY] = [frame]
+    eg = Example(pred, gold)
+    (looked_up,) = with_target_fes([eg], lookup)
+    assert [(fe.text, fe.label_, fe._.fe_frame) for fe in looked_up.predicted.spans[FE_KEY]] == [
+        ("president", "Leader", "Leadership")
+    ]
+    assert FE_KEY not in eg.predicted.spans  # the examples themselves are left alone
+    assert score_frame_elements_open_sesame([looked_up])["fe_os_f"] == 1.0
