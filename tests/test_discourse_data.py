@@ -73,6 +73,7 @@ def test_discogem_splits_and_soft_labels():
     assert soft and all(abs(sum(r.soft.values()) - 1.0) < 0.05 for r in soft)
 
 
+@pytest.mark.slow
 def test_relation_doc_and_training_reader(tmp_path):
     nlp = spacy.blank("en")
     rels = [

@@ -11,6 +11,9 @@ from typer.testing import CliRunner
 from spacy_frames.cli import app
 from spacy_frames.render import render, render_doc
 
+# every test reads a parsed toy pipeline (seconds to build) or a real browser
+pytestmark = pytest.mark.slow
+
 TEXTS = ["She gave him a gift .", "They bought a car and we walked home ."]
 
 
