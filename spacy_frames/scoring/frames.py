@@ -10,6 +10,19 @@ from spacy.training import Example
 from ..extensions import FRAMES_KEY, TARGETS_KEY
 from .prf import f1, prf
 
+# the scalar scores of frame identification, as the scorer reports them
+FRAME_SCORE_KEYS = (
+    "frame_acc",
+    "frame_r1",
+    "frame_r3",
+    "frame_r5",
+    "frame_overall",
+    "frame_acc_ambiguous",
+    "target_p",
+    "target_r",
+    "target_f",
+)
+
 
 def score_frame_identification(
     examples: Iterable[Example], *, spans_key: str = FRAMES_KEY, targets_key: str = TARGETS_KEY, **kwargs
@@ -62,20 +75,7 @@ def score_frame_identification(
             for k in hits:
                 hits[k] += ref.label_ in ranked[:k]
     if n_gold == 0:
-        empty: Dict[str, Any] = {
-            k: None
-            for k in (
-                "frame_acc",
-                "frame_r1",
-                "frame_r3",
-                "frame_r5",
-                "frame_overall",
-                "frame_acc_ambiguous",
-                "target_p",
-                "target_r",
-                "target_f",
-            )
-        }
+        empty: Dict[str, Any] = {k: None for k in FRAME_SCORE_KEYS}
         empty["frame_per_type"] = {}
         return empty
     acc = correct / n_gold

@@ -17,6 +17,7 @@ from spacy.training import Example
 from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory, renamed_frames
+from .frames import FRAME_SCORE_KEYS
 from .prf import prf
 
 # Frame identification does not read frame_elements (trained with it in the main job's
@@ -38,18 +39,7 @@ def renaming_into(corpus_frames: Path, inventory: FrameInventory) -> Optional[Di
 
 def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64, per_type: bool = False) -> Dict:
     scores = nlp.evaluate(examples, batch_size=batch_size)
-    keys = (
-        "frame_acc",
-        "frame_r1",
-        "frame_r3",
-        "frame_r5",
-        "frame_overall",
-        "frame_acc_ambiguous",
-        "target_p",
-        "target_r",
-        "target_f",
-    )
-    out = {k: _pct(scores.get(k)) for k in keys}
+    out = {k: _pct(scores.get(k)) for k in FRAME_SCORE_KEYS}
     out["targets"] = sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples)
     out["words_per_second"] = round(scores.get("speed", 0.0), 1)
     if per_type:
