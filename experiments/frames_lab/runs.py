@@ -20,6 +20,7 @@ import typer
 
 # the run files' writer and cache check are the library's (spacy_frames.recipes uses them too)
 from spacy_frames.recipes.runs import is_cached, write_json  # noqa: F401
+from spacy_frames.util import use_gpu  # noqa: F401
 
 
 # -- run files ------------------------------------------------------------------------
@@ -136,11 +137,3 @@ def dev_curve(output: Path) -> Optional[Dict[str, Any]]:
         return None
     best = max(reversed(rows), key=lambda r: r["score"])
     return {"evaluations": rows, "best_step": best["step"], "last_step": rows[-1]["step"]}
-
-
-def use_gpu(gpu_id: int) -> None:
-    """Score on the GPU (training gets `--gpu-id`); -1 keeps everything on the CPU."""
-    if gpu_id >= 0:
-        import spacy
-
-        spacy.require_gpu(gpu_id)
