@@ -296,3 +296,28 @@ def test_pipeline_benchmark_two_processes_inside_a_fresh_process(tiny_frames_trf
     run = measure_in_fresh_process(str(tiny_frames_trf), TEXTS * 2, 2, 4, 2)
     assert run["n_process"] == 2 and run["torch_threads_per_process"] == 1
     assert run["words"] == sum(len(spacy.blank("en").make_doc(t)) for t in TEXTS * 2)
+
+
+def test_pipeline_benchmark_on_whole_documents(tiny_frames_trf, transformer_dir, tmp_path):
+    """FrameNet sentences joined by their document, an article as it is; the full pipeline
+    and the bare transformer on the same documents."""
+    from spacy_frames.tools.benchmark import load_texts
+    from spacy_frames.tools.pipeline_benchmark import benchmark_documents
+
+    nlp = spacy.blank("en")
+    docs = [nlp(text) for text in ("One here .", "Two here .", "Three there .", "A whole article . Of two sentences .")]
+    for doc, name in zip(docs, ("a.xml", "a.xml", "b.xml", None)):
+        if name:
+            doc.user_data["framenet"] = {"doc": name}
+    DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "test.spacy")
+    assert load_texts(tmp_path / "test.spacy", 100, documents=True) == [
+        "One here . Two here .",
+        "Three there .",
+        "A whole article . Of two sentences .",
+    ]
+    assert len(load_texts(tmp_path / "test.spacy", 100)) == 4
+    result = benchmark_documents(
+        str(tiny_frames_trf), str(transformer_dir), tmp_path / "test.spacy", n_words=100, n_threads=1, batch_size=4
+    )
+    assert result["documents"] == 3 and result["words"] == sum(len(d) for d in docs)
+    assert result["full_over_bare"] > 0 and set(result["component_share"]) >= {"transformer", "discourse_sense"}

@@ -54,15 +54,20 @@ def benchmark_pipeline_cli(
     output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
     n_threads: int = Opt(2, "--n-threads", help="Torch threads in all (split between processes)"),
     n_words: int = Opt(20000, "--n-words", help="About this many words are annotated"),
+    documents: List[Path] = Opt(
+        [],
+        "--documents",
+        help="Also measure on whole documents of this .spacy corpus (repeatable): FrameNet sentences joined by document, articles as they are",
+    ),
     # fmt: on
 ):
-    """The pipeline in one run: words/s full vs bare (1 and 2 processes), component shares, peak memory, load time, size."""
+    """The pipeline in one run: words/s full vs bare (1 and 2 processes), component shares, peak memory, load time, size; on sentences and on whole documents."""
     import srsly
 
     from ..tools.pipeline_benchmark import benchmark_pipeline
 
     try:
-        result = benchmark_pipeline(model, bare, corpus, n_words=n_words, n_threads=n_threads)
+        result = benchmark_pipeline(model, bare, corpus, n_words=n_words, n_threads=n_threads, documents=documents)
     except (FileNotFoundError, ValueError, OSError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)

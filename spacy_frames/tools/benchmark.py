@@ -14,8 +14,12 @@ from typing import Dict, List, Sequence, Union
 from spacy.tokens import DocBin
 
 
-def load_texts(corpus: Union[str, Path], n_words: int) -> List[str]:
-    """The texts of the first docs of a .spacy corpus, up to about n_words words."""
+def load_texts(corpus: Union[str, Path], n_words: int, documents: bool = False) -> List[str]:
+    """The texts of the first docs of a .spacy corpus, up to about n_words words.
+
+    documents: whole documents, as users annotate them: consecutive docs of one FrameNet
+    document (the converter's `user_data["framenet"]["doc"]`) joined into one text; a doc
+    without that key (a media article, already whole) is a document of its own."""
     import spacy
 
     path = Path(corpus)
@@ -23,11 +27,20 @@ def load_texts(corpus: Union[str, Path], n_words: int) -> List[str]:
         raise FileNotFoundError(f"Benchmark corpus '{path}' not found: run `spacy project run convert` first.")
     vocab = spacy.blank("en").vocab
     texts, words = [], 0
-    for doc in DocBin().from_disk(path).get_docs(vocab):
-        if words >= n_words:
-            break
-        texts.append(doc.text)
-        words += len(doc)
+    current, current_words, last_key = [], 0, None
+    for i, doc in enumerate(DocBin(store_user_data=True).from_disk(path).get_docs(vocab)):
+        key = ((doc.user_data or {}).get("framenet") or {}).get("doc", f"#{i}") if documents else f"#{i}"
+        if key != last_key and current:
+            texts.append(" ".join(current))
+            words += current_words
+            current, current_words = [], 0
+            if words >= n_words:
+                break
+        current.append(doc.text)
+        current_words += len(doc)
+        last_key = key
+    if current and words < n_words:
+        texts.append(" ".join(current))
     if not texts:
         raise ValueError(f"Benchmark corpus '{path}' holds no documents.")
     return texts

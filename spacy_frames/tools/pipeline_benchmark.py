@@ -1,6 +1,8 @@
 """The packaged pipeline, measured in one run: words/s of the full pipeline and of the
 bare transformer (1 and 2 processes), each component's share of the time, peak memory,
-`spacy.load` time and the installed size.
+`spacy.load` time and the installed size; on sentences (one per doc) and, for each
+`documents` corpus, on whole multi-sentence documents, as users annotate them (where
+discourse_sense has sentence pairs to classify and media_framer whole articles).
 
 Every measurement runs in a fresh spawned process (tools/benchmark.py), so peak memory
 and load time are the pipeline's own.
@@ -11,7 +13,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from .benchmark import load_texts
 
@@ -93,8 +95,34 @@ def measure_in_fresh_process(model: str, texts: List[str], n_threads: int, batch
         return pool.submit(measure, model, texts, n_threads, batch_size, n_process).result()
 
 
+def benchmark_documents(model: str, bare: str, corpus: Path, *, n_words: int, n_threads: int, batch_size: int) -> Dict:
+    """The full pipeline and the bare transformer on whole documents of `corpus` (one
+    process each): words/s, their ratio, each component's share, peak memory."""
+    texts = load_texts(corpus, n_words, documents=True)
+    full = measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1)
+    bare_run = measure_in_fresh_process(str(bare), texts, n_threads, batch_size, 1)
+    total = sum(full["component_seconds"].values())
+    return {
+        "corpus": str(corpus),
+        "documents": len(texts),
+        "words": full["words"],
+        "words_per_doc": round(full["words"] / len(texts), 1),
+        "words_per_second": {"full": full["words_per_second"], "bare_transformer": bare_run["words_per_second"]},
+        "full_over_bare": round(full["words_per_second"] / bare_run["words_per_second"], 3),
+        "component_share": {name: round(sec / total, 3) for name, sec in full["component_seconds"].items()},
+        "peak_rss_mib": {"full": full["peak_rss_mib"], "bare_transformer": bare_run["peak_rss_mib"]},
+    }
+
+
 def benchmark_pipeline(
-    model: str, bare: str, corpus: Path, *, n_words: int = 20000, n_threads: int = 2, batch_size: int = 64
+    model: str,
+    bare: str,
+    corpus: Path,
+    *,
+    n_words: int = 20000,
+    n_threads: int = 2,
+    batch_size: int = 64,
+    documents: Sequence[Path] = (),
 ) -> Dict:
     texts = load_texts(corpus, n_words)
     runs = {}
@@ -120,5 +148,11 @@ def benchmark_pipeline(
         "load_seconds": full["load_seconds"],
         "peak_rss_mib": full["peak_rss_mib"],
         "installed_size_mib": directory_size_mib(model_directory(model)),
+        "documents": {
+            Path(path).parent.name + "/" + Path(path).name: benchmark_documents(
+                model, bare, path, n_words=n_words, n_threads=n_threads, batch_size=batch_size
+            )
+            for path in documents
+        },
         "runs": runs,
     }
