@@ -44,9 +44,10 @@ FE_DEFS = {
 }
 EXCLUDES = {("Self_motion", "Goal"): ["Source"], ("Self_motion", "Source"): ["Goal"]}
 
-# per sentence of frames_toy.SENTENCES: per target (by index) its (start, end, FE) tokens
+# per sentence of frames_toy.SENTENCES: per target (by index) its (start, end, FE) tokens;
+# "gift" is the Theme of its own Giving target (an FE FrameNet puts on the target itself)
 FES = [
-    {0: [(0, 1, "Donor"), (2, 3, "Recipient"), (3, 5, "Theme")], 1: []},
+    {0: [(0, 1, "Donor"), (2, 3, "Recipient"), (3, 5, "Theme")], 1: [(4, 5, "Theme")]},
     {0: [(0, 1, "Buyer"), (2, 4, "Goods")]},
     {0: [(0, 1, "Item"), (2, 3, "Manner")]},
     {0: [(0, 1, "Self_mover"), (2, 3, "Goal")], 1: [(4, 5, "Self_mover")]},

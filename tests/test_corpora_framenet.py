@@ -478,3 +478,26 @@ def test_reader_leaves_out_the_excluded_lexical_units(tmp_path):
     assert not is_partial(untouched.reference)
     with pytest.raises(FileNotFoundError, match="inducer-clean-head"):
         create_framenet_reader(str(tmp_path / "train.spacy"), exclude_lexical_units=str(tmp_path / "missing.json"))
+
+
+def test_reader_repeats_the_full_text_and_not_the_exemplars(tmp_path):
+    import spacy
+    from frames_toy import toy_docs
+
+    from spacy_frames.corpora.readers import create_framenet_reader
+
+    nlp = spacy.blank("en")
+    docs = toy_docs(nlp.vocab)
+    DocBin(docs=docs[:4], store_user_data=True).to_disk(tmp_path / "train.spacy")
+    DocBin(docs=docs[4:], store_user_data=True).to_disk(tmp_path / "exemplars.spacy")
+    read = create_framenet_reader(
+        str(tmp_path / "train.spacy"),
+        exemplars=str(tmp_path / "exemplars.spacy"),
+        max_exemplars=-1,
+        full_text_repeats=3,
+    )
+    texts = [eg.reference.text for eg in read(nlp)]
+    assert len(texts) == 3 * 4 + len(docs[4:])
+    assert all(texts.count(doc.text) == 3 for doc in docs[:4] if doc.text not in {d.text for d in docs[4:]})
+    with pytest.raises(ValueError, match="full_text_repeats"):
+        create_framenet_reader(str(tmp_path / "train.spacy"), full_text_repeats=0)

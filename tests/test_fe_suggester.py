@@ -87,3 +87,17 @@ def test_candidates_stay_in_the_target_sentence_and_match_the_token_view():
         expected |= {(a, b - 1)} if b - a > 1 and doc[b - 1].is_punct else set()
     expected = {(a, b) for a, b in expected if a < b and (b <= target.start or a >= target.end)}
     assert set(cands) == expected and cands == sorted(cands)
+
+
+def test_include_target_adds_the_target_and_nothing_else_over_it():
+    """FrameNet's incorporated FEs ("[president]" is the Leader): the target span is a
+    candidate, no other candidate overlaps it."""
+    nlp = spacy.blank("en")
+    doc = nlp("The new president resigned today .")
+    doc.spans["frames"] = [Span(doc, 2, 3, label="Leadership")]
+    without, _ = suggest(doc, max_ngram=3)
+    with_target, _ = suggest(doc, max_ngram=3, include_target=True)
+    assert (2, 3) not in without and with_target - without == {(2, 3)}
+    assert all(end <= 2 or start >= 3 or (start, end) == (2, 3) for start, end in with_target)
+    gold = {(0, 2), (2, 3)}  # the Leader's modifiers (a toy gold) and the Leader on the target
+    assert len(gold & with_target) / len(gold) == 1.0

@@ -98,3 +98,16 @@ def test_exact_is_optimal_on_random_targets(seed):
     got = exact(cands, excludes)
     assert sum(c[3] for c in got) == pytest.approx(brute_force([c for c in cands if c[3] > 0], excludes))
     assert sum(c[3] for c in greedy(cands, excludes)) <= sum(c[3] for c in got) + 1e-9
+
+
+@pytest.mark.parametrize("decoder", [exact, greedy])
+def test_a_second_piece_of_one_fe_only_with_max_pieces_and_never_touching(decoder):
+    """ "[people] ... in town [who] ...": two pieces of Entity when max_pieces is 2; a piece
+    adjacent to the first would just be a longer span, so it is never a second piece."""
+    cands = [(0, 1, "Entity", 2.0), (4, 5, "Entity", 1.5), (1, 2, "Entity", 1.0), (2, 4, "Place", 0.5)]
+    assert [c[:3] for c in decoder(cands)] == [(0, 1, "Entity"), (2, 4, "Place")]
+    two = decoder(cands, None, 2)
+    assert [c[:3] for c in two] == [(0, 1, "Entity"), (2, 4, "Place"), (4, 5, "Entity")]
+    assert len([c for c in decoder(cands + [(6, 7, "Entity", 3.0)], None, 2) if c[2] == "Entity"]) == 2
+    with pytest.raises(ValueError, match="max_pieces"):
+        decode(cands, "exact", None, 0)

@@ -40,11 +40,11 @@ def fits_the_toy_set(model, steps=60):
     docs, rows, options, gold = toy()
     loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
     for _ in range(steps):
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
         grad, _ = loss(scores, (gold, mask))
         backprop((grad, mask))
         model.finish_update(optimizer)
-    (scores, mask), _ = model.begin_update((docs, rows, options))
+    (scores, mask, _), _ = model.begin_update((docs, rows, options))
     return bool((numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all())
 
 
@@ -66,7 +66,7 @@ def assert_finite_differences(model, checks, seed, step=1e-2, abs_tol=2e-2, rel=
     weights = numpy.random.default_rng(seed).normal(size=(6, 4)).astype("f")
 
     def objective():
-        (scores, mask), backprop = model.begin_update((docs, rows, options))
+        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
         return float((scores * weights).sum()), backprop, mask
 
     value, backprop, mask = objective()
@@ -147,13 +147,21 @@ def test_bad_input_gives_clear_errors():
         model.predict((docs, rows, [[0, 9]] * 6))
     with pytest.raises(ValueError, match="width"):
         set_fe_vectors(model, numpy.zeros((3, 4)))
-    (scores, mask) = model.predict((docs, [[], []], []))
+    (scores, mask, _) = model.predict((docs, [[], []], []))
     assert scores.shape[0] == 0 and mask.shape[0] == 0
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"endpoints": False}, {"token_width": 6}, {"syntax": False, "endpoints": False}, {"target_tokens": 5}],
+    [
+        {},
+        {"endpoints": False},
+        {"token_width": 6},
+        {"syntax": False, "endpoints": False},
+        {"target_tokens": 5},
+        {"prune_k": 1, "on_target": True, "target_tokens": 5},
+        {"target_tokens": 5, "target_context": True},
+    ],
 )
 def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     """predict() projects the pooled blocks once per distinct span instead of building the
@@ -178,9 +186,9 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(5, 8)))
     model.initialize(X=(docs, rows, options))
     assert fe_module._first_layer(model.layers[1]) is not None
-    fast, fast_mask = model.predict((docs, rows, options))
+    fast, fast_mask, _ = model.predict((docs, rows, options))
     monkeypatch.setattr(fe_module, "_first_layer", lambda span_mlp: None)
-    slow, slow_mask = model.predict((docs, rows, options))
+    slow, slow_mask, _ = model.predict((docs, rows, options))
     assert numpy.array_equal(fast_mask, slow_mask)
     numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
 
@@ -224,12 +232,171 @@ def test_target_token_pairs_cover_each_targets_window():
     from spacy_frames.ml.target_tokens import N_REL, doc_pairs, rel_buckets
 
     rows = numpy.array([[2, 3, 0, 2], [2, 3, 3, 5], [2, 3, 5, 8], [6, 7, 3, 5]])
-    token, pair_ts, pair_te, start, end = doc_pairs(rows)
+    token, pair_ts, pair_te, start, end, group, position = doc_pairs(rows)
     # target 2-3: tokens 0..7; target 6-7: tokens 3..4; each row's span is its own pairs
     assert token.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 3, 4] and pair_ts.tolist() == [2] * 8 + [6] * 2
+    assert group.tolist() == [0] * 8 + [1] * 2 and position.tolist() == list(range(8)) + [0, 1]
     for (ts, _te, ss, se), a, b in zip(rows, start, end):
         assert token[a:b].tolist() == list(range(ss, se)) and set(pair_ts[a:b]) == {ts}
     rel = rel_buckets(numpy.array([0, 1, 2, 3, 40]), numpy.array([2] * 5), numpy.array([3] * 5))
     assert (
         rel.tolist()[2] == N_REL // 2 and rel[1] == N_REL // 2 - 1 and rel[3] == N_REL // 2 + 1 and rel[4] == N_REL - 1
     )
+
+
+def president():
+    """ "The president resigned": Leadership's Leader is the target itself, FrameNet's
+    incorporated FE; every other candidate is no FE."""
+    nlp = spacy.blank("en")
+    docs = [nlp("The president resigned .")]
+    rows = [[(1, 2, 0, 1), (1, 2, 1, 2), (1, 2, 2, 3), (1, 2, 0, 2), (1, 2, 3, 4)]]
+    options = [[0, 1, 2]] * 5
+    return docs, rows, options, numpy.array([0, 1, 0, 0, 0])
+
+
+def test_an_fe_on_its_own_target_is_learned():
+    docs, rows, options, gold = president()
+    model = scorer(on_target=True)
+    model.initialize(X=(docs, rows, options))
+    assert position_features(rows[0], on_target=True)[:, -1].tolist() == [0, 1, 0, 0, 0]
+    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
+    for _ in range(40):
+        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
+        grad, _ = loss(scores, (gold, mask))
+        backprop((grad, mask, None))
+        model.finish_update(optimizer)
+    (scores, mask, _) = model.predict((docs, rows, options))
+    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
+
+
+def test_top_k_per_group_keeps_the_best_of_each_target_and_the_forced_rows():
+    from spacy_frames.ml.span_pruner import top_k_per_group
+
+    groups = numpy.array([0, 0, 0, 1, 1, 0])
+    scores = numpy.array([0.1, 0.9, 0.5, 0.2, 0.2, 0.7])
+    assert top_k_per_group(groups, scores, 2).tolist() == [False, True, False, True, True, True]
+    forced = numpy.array([True, False, False, False, False, False])
+    assert top_k_per_group(groups, scores, 1, forced).tolist() == [True, True, False, True, False, False]
+    assert top_k_per_group(numpy.zeros(0, dtype=int), numpy.zeros(0), 3).tolist() == []
+
+
+def test_pruning_scores_only_the_kept_rows_and_the_pruner_learns_the_gold_spans():
+    from spacy_frames.losses import span_pruner_loss
+
+    docs, rows, options, gold = toy()
+    model = initialized(prune_k=2)
+    (scores, mask, prune), _ = model.begin_update((docs, rows, options, gold != 0))
+    kept = mask[:, 0] > 0
+    assert kept[gold != 0].all()  # forced rows are scored
+    assert not scores[~kept].any()
+    (scores, mask, prune) = model.predict((docs, rows, options))
+    assert (mask[:, 0] > 0).sum() == 4 and prune.shape == (6,)  # two rows of each of the two targets
+    optimizer = Adam(0.05)
+    for _ in range(40):
+        (scores, mask, prune), backprop = model.begin_update((docs, rows, options, gold != 0))
+        d_prune, _ = span_pruner_loss(prune, gold != 0)
+        backprop((numpy.zeros_like(scores), None, d_prune))
+        model.finish_update(optimizer)
+    (_, _, prune) = model.predict((docs, rows, options))
+    assert prune[gold != 0].min() > prune[gold == 0].max()
+
+
+def test_gradients_of_the_pruner_match_finite_differences():
+    docs, rows, options, _ = toy()
+    model = initialized(prune_k=3, token_width=6)
+    weights = numpy.random.default_rng(3).normal(size=6).astype("f")
+
+    def objective():
+        (scores, _, prune), backprop = model.begin_update((docs, rows, options))
+        return float((prune * weights).sum()), backprop, scores
+
+    value, backprop, scores = objective()
+    backprop((numpy.zeros_like(scores), None, weights))
+    project = model.layers[2]
+    checks = [(model, "prune_W", (0, 1)), (model, "prune_W", (3, 2)), (model, "prune_v", (4,))]
+    checks += [(model, "prune_b", (0,)), (project, "W", (2, 7)), (embedding_table(model), "E", (11, 2))]
+    for node, name, index in checks:
+        analytic = float(node.get_grad(name)[index])
+        param = node.get_param(name)
+        param[index] += 1e-2
+        bumped, _, _ = objective()
+        param[index] -= 1e-2
+        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1), (name, index)
+
+
+def test_target_context_attends_within_each_window_and_its_gradients_are_right():
+    """The per-target attention layer: every parameter's gradient against finite
+    differences, and a token's feature as seen from one target moves when another token of
+    that target's window changes (context), which target_tokens alone never does."""
+    docs, rows, options, _ = toy()
+    model = initialized(target_tokens=4, target_context=True)
+    with pytest.raises(ValueError, match="target_context needs target_tokens"):
+        scorer(target_context=True)
+    checks = [(model, name, (1, 2)) for name in ("tt_Wq", "tt_Wk", "tt_Wv")] + [(model, "tt_W", (0, 3))]
+    assert_finite_differences(model, checks, seed=4, step=1e-2, abs_tol=2e-2, rel=0.1)
+
+    from spacy_frames.ml import target_tokens
+
+    arr = numpy.asarray(rows[0])
+    # one target ("gave", token 2), its window tokens 0..8; pooled row i: token i
+    plan = target_tokens.batch_pairs([target_tokens.doc_pairs(arr)], [numpy.arange(9)], [numpy.full(9, 2)])
+    assert plan.group.tolist() == [0] * 9 and plan.position.tolist() == list(range(9))
+    pooled = numpy.random.default_rng(0).normal(size=(9, model.get_ref("tok2vec").get_dim("nO"))).astype("f")
+    feats, _ = target_tokens.forward(model, pooled, plan, False)
+    pooled[8] += 1.0  # the last token (".") changes
+    moved, _ = target_tokens.forward(model, pooled, plan, False)
+    assert not numpy.allclose(feats[0], moved[0])  # row 0's span (tokens 0-1) reads it through attention
+    plain = initialized(target_tokens=4)
+    pooled[8] -= 1.0
+    feats, _ = target_tokens.forward(plain, pooled, plan, False)
+    pooled[8] += 1.0
+    assert numpy.allclose(feats[0], target_tokens.forward(plain, pooled, plan, False)[0][0])  # no context
+
+
+def test_frame_queries_tell_one_span_apart_under_two_frames():
+    """The same span with the same FE options under two frames, gold a different FE in
+    each: only frame-aware queries can fit both; their gradients are right."""
+    nlp = spacy.blank("en")
+    docs = [nlp("The bank gave a loan ."), nlp("The bank gave a loan .")]
+    rows = [[(2, 3, 0, 2), (2, 3, 3, 5)], [(2, 3, 0, 2), (2, 3, 3, 5)]]
+    options = [[0, 1, 2]] * 4
+    gold = numpy.array([1, 0, 2, 0])
+    frames = (numpy.array([0, 0, 1, 1]), numpy.random.default_rng(5).normal(size=(2, 8)).astype("f"))
+
+    def fits(model, steps=80):
+        loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.02)
+        X = (docs, rows, options, None, frames)
+        for _ in range(steps):
+            (scores, mask, _), backprop = model.begin_update(X)
+            grad, _ = loss(scores, (gold, mask))
+            backprop((grad, mask, None))
+            model.finish_update(optimizer)
+        (scores, mask, _) = model.predict(X)
+        return bool((numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all())
+
+    plain = scorer()
+    plain.initialize(X=(docs, rows, options))
+    aware = scorer(frame_queries=True)
+    aware.initialize(X=(docs, rows, options))
+    assert not fits(plain) and fits(aware)
+    with pytest.raises(ValueError, match="frame_queries needs each row's frame"):
+        aware.predict((docs, rows, options))
+
+    model = scorer(frame_queries=True)
+    model.initialize(X=(docs, rows, options))
+    model.set_param("frame_query", numpy.random.default_rng(6).normal(0, 0.3, (8, 8)).astype("f"))
+    weights = numpy.random.default_rng(7).normal(size=(4, 3)).astype("f")
+
+    def objective():
+        (scores, _, _), backprop = model.begin_update((docs, rows, options, None, frames))
+        return float((scores * weights).sum()), backprop
+
+    value, backprop = objective()
+    backprop((weights, None, None))
+    for name, index in [("frame_query", (1, 2)), ("frame_no_fe", (3, 4)), ("no_fe", (2,)), ("fe_map", (0, 5))]:
+        analytic = float(model.get_grad(name)[index])
+        param = model.get_param(name)
+        param[index] += 1e-3
+        bumped, _ = objective()
+        param[index] -= 1e-3
+        assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3, rel=0.05), (name, index)

@@ -97,10 +97,16 @@ def tune_fe_threshold_cli(
         "--ngram-gap",
         help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)",
     ),
+    max_pieces: List[int] = Opt(
+        [1], "--max-pieces", help="Most spans per FE of a target to try (repeat: --max-pieces 1 --max-pieces 2)"
+    ),
+    criterion: str = Opt(
+        "fe_f", "--criterion", help="What to maximise: fe_f (exact span and name) or fe_os_f (open-sesame's measure)"
+    ),
     # fmt: on
 ):
-    """Choose frame_elements' candidate n-gram gap, decoding and decision threshold for FE F1
-    on dev (gold frames)."""
+    """Choose frame_elements' candidate n-gram gap, decoding, pieces per FE and decision
+    threshold on dev (gold frames)."""
     import spacy
     import srsly
 
@@ -119,7 +125,12 @@ def tune_fe_threshold_cli(
             raise ValueError(f"{model} has no enabled frame_elements component (pipeline: {nlp.pipe_names})")
         pipe = nlp.get_pipe("frame_elements")
         result = pipe.find_threshold(
-            fe_examples(nlp, corpus), nlp=nlp, thresholds=DEFAULT_FE_THRESHOLDS, ngram_gaps=gaps
+            fe_examples(nlp, corpus),
+            nlp=nlp,
+            thresholds=DEFAULT_FE_THRESHOLDS,
+            ngram_gaps=gaps,
+            max_pieces=max_pieces,
+            criterion=criterion,
         )
         result.update({"model": str(model), "corpus": str(corpus)})
         if output_model is not None:
@@ -130,7 +141,7 @@ def tune_fe_threshold_cli(
             save_with_settings(
                 nlp,
                 "frame_elements",
-                {key: best[key] for key in ("decoding", "threshold")},
+                {key: best[key] for key in ("decoding", "threshold", "max_pieces")},
                 output_model,
                 config_settings={"suggester": {"ngram_gap": best["ngram_gap"]}},
             )
@@ -141,7 +152,8 @@ def tune_fe_threshold_cli(
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
     typer.echo(
-        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, threshold {best['threshold']}: "
-        f"FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']} ({best['candidate_rows']} candidate rows)"
+        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
+        f"threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}, "
+        f"open-sesame F {best['fe_os_f']} ({best['candidate_rows']} candidate rows)"
         + (f" (was {before['fe_f']} at {before['threshold']}, {before['candidate_rows']} rows)" if before else "")
     )

@@ -2,9 +2,19 @@
 frame's FEs (COFFTEA's target-vs-definition matching carried one level down).
 
 Input: the docs, per doc its rows (target_start, target_end, span_start, span_end) from
-`spacy-frames.fe_candidate_suggester.v1`, and per row its options: indices into the model's
-FE table, 0 being "no FE". Output: (n_rows, max_options) scores, cosine similarities of
-the row's span vector with each option's vector, and the 0/1 mask of the options that exist.
+`spacy-frames.fe_candidate_suggester.v1`, per row its options: indices into the model's
+FE table, 0 being "no FE", and optionally per row whether pruning must keep it (the gold
+rows in training). Output: (n_rows, max_options) scores, cosine similarities of the row's
+span vector with each option's vector; the 0/1 mask of the options that exist (all zero
+on a row pruning dropped); and each row's prune score.
+
+- Pruning (`prune_k`): a cheap linear score per row (`span_pruner.py`) keeps the best
+  `prune_k` rows of each target; the span MLP below runs on those only, so the suggester
+  can offer every span up to a length that reaches the gold FEs.
+- `on_target`: a feature that the row's span is its own target (FrameNet's incorporated
+  FEs, "[president]" as the Leader).
+- `target_tokens` / `target_context`: the span as seen from its target, token by token,
+  with one attention layer over the target's window (`target_tokens.py`).
 
 - Span vector: the shared transformer's token vectors (a listener) pooled in one pass over
   the span, its target and (`endpoints`) the span's first and last tokens, which fix its
@@ -27,14 +37,21 @@ from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model, Relu, chain
-from thinc.types import Floats2d
+from thinc.types import Floats1d, Floats2d
 
 from ..suggesters.frame_elements import subtree_edges
-from . import target_tokens
+from . import span_pruner, target_tokens
 from .layers import build_span_pooler, l2_normalize
 
 Row = Tuple[int, int, int, int]
-FEInput = Tuple[List[Doc], List[List[Row]], List[List[int]]]
+# docs, per doc its rows, per row its options; optionally per row whether pruning must keep
+# it, and (frame_queries) per row the index of its frame in a matrix of frame vectors
+RowFrames = Tuple[numpy.ndarray, numpy.ndarray]
+FEInput = Union[
+    Tuple[List[Doc], List[List[Row]], List[List[int]]],
+    Tuple[List[Doc], List[List[Row]], List[List[int]], Optional[numpy.ndarray]],
+    Tuple[List[Doc], List[List[Row]], List[List[int]], Optional[numpy.ndarray], Optional[RowFrames]],
+]
 DISTANCE_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24)  # token gaps; the last bucket is open
 LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
 # en_core_web_sm's (ClearNLP) dependency labels; any other label is the last column
@@ -104,7 +121,11 @@ def build_frame_element_scorer(
     syntax: bool = True,
     token_width: int = 0,
     target_tokens: int = 0,
-) -> Model[FEInput, Tuple[Floats2d, Floats2d]]:
+    on_target: bool = False,
+    prune_k: int = 0,
+    target_context: bool = False,
+    frame_queries: bool = False,
+) -> Model[FEInput, Tuple[Floats2d, Floats2d, Floats1d]]:
     """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
     fe_queries = "labels"); by default they are the frozen definition vectors.
     endpoints / syntax: the span's boundary tokens / its dependency features (see above).
@@ -112,7 +133,21 @@ def build_frame_element_scorer(
     the pooled means are linear in the tokens, so this is a low-rank first layer, and it
     makes the per-candidate layer several times cheaper.
     target_tokens: width of the target-conditioned token features (`target_tokens.py`;
-    0: none): each span also described by its tokens as seen from its target."""
+    0: none): each span also described by its tokens as seen from its target.
+    on_target: a feature that the span is its target (FEs FrameNet puts on the target
+    itself, "[president]" as the Leader of Leadership; the suggester's `include_target`).
+    target_context: one self-attention layer over each target's window on top of the
+    target-conditioned token features (needs target_tokens > 0).
+    frame_queries: the FE queries and "no FE" also read the target's frame: each is shifted
+    by a learned map of the frame's definition vector (a zero map at the start), so one FE
+    name means what it means in that frame and "no FE" is as likely as the frame makes it;
+    the input then carries each row's frame (see FEInput).
+    prune_k: keep the `prune_k` best rows of each target by a cheap learned score
+    (`span_pruner.py`) and run the span MLP on those only (0: score every row)."""
+    if prune_k < 0:
+        raise ValueError(f"FrameElementScorer: prune_k must be >= 0, got {prune_k}")
+    if target_context and not target_tokens:
+        raise ValueError("FrameElementScorer: target_context needs target_tokens > 0")
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     layers = [pooler, span_mlp] + ([Linear(nO=token_width)] if token_width else [])
@@ -121,13 +156,17 @@ def build_frame_element_scorer(
         frame_element_forward,
         init=frame_element_init,
         layers=layers,
-        params={"fe_vectors": None, "fe_map": None, "no_fe": None},
+        params={"fe_vectors": None, "fe_map": None, "no_fe": None, "frame_query": None, "frame_no_fe": None},
         dims={"nD": None},
         attrs={
             "learn_fe_vectors": learn_fe_vectors,
             "endpoints": endpoints,
             "syntax": syntax,
             "target_tokens": target_tokens,
+            "on_target": on_target,
+            "prune_k": prune_k,
+            "target_context": target_context,
+            "frame_queries": frame_queries,
         },
     )
     model.set_ref("tok2vec", tok2vec)
@@ -138,11 +177,16 @@ def n_span_inputs(model: Model, width: int) -> int:
     """Width of the features a row's span vector is computed from."""
     n_vectors = 5 if model.attrs["endpoints"] else 3  # span, target, span * target, first, last
     n_target_tokens = 3 * model.attrs.get("target_tokens", 0)
-    return n_vectors * width + n_position_features() + (N_SYNTAX if model.attrs["syntax"] else 0) + n_target_tokens
+    return n_vectors * width + n_static_features(model) + n_target_tokens
 
 
-def n_position_features() -> int:
-    return 2 * len(DISTANCE_BUCKETS) + len(LENGTH_BUCKETS)
+def n_static_features(model: Model) -> int:
+    """Width of a row's position (and syntax) features."""
+    return n_position_features(model.attrs.get("on_target", False)) + (N_SYNTAX if model.attrs["syntax"] else 0)
+
+
+def n_position_features(on_target: bool = False) -> int:
+    return 2 * len(DISTANCE_BUCKETS) + len(LENGTH_BUCKETS) + int(on_target)
 
 
 def bucket(value, edges: Sequence[int]):
@@ -195,18 +239,21 @@ def syntax_features(doc: Doc, rows: Union[numpy.ndarray, List[Row]]) -> numpy.nd
     return out
 
 
-def position_features(rows: Union[numpy.ndarray, List[Row]]) -> numpy.ndarray:
-    """One-hots of the span's side and gap to its target, and of its length."""
-    out = numpy.zeros((len(rows), n_position_features()), dtype="f")
+def position_features(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> numpy.ndarray:
+    """One-hots of the span's side and gap to its target, and of its length; with
+    `on_target`, a last column: the span is its target."""
+    out = numpy.zeros((len(rows), n_position_features(on_target)), dtype="f")
     if not len(rows):
         return out
-    ts, te, ss, se = numpy.asarray(rows, dtype="i").T
+    ts, te, ss, se = numpy.asarray(rows, dtype="i").reshape(-1, 4).T
     n_dist = len(DISTANCE_BUCKETS)
     before = se <= ts
     gap = numpy.where(before, ts - se, numpy.maximum(ss - te, 0))
     n = numpy.arange(len(rows))
     out[n, numpy.where(before, 0, n_dist) + bucket(gap, DISTANCE_BUCKETS)] = 1.0
     out[n, 2 * n_dist + bucket(numpy.maximum(se - ss, 1), LENGTH_BUCKETS)] = 1.0
+    if on_target:
+        out[:, -1] = (ss == ts) & (se == te)
     return out
 
 
@@ -236,7 +283,11 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
         model.layers[2].initialize(X=model.ops.alloc2f(2, n_vec))
         n_vec = model.layers[2].get_dim("nO")
     if model.attrs.get("target_tokens", 0):
-        target_tokens.init_params(model, n_vec, model.attrs["target_tokens"])
+        target_tokens.init_params(
+            model, n_vec, model.attrs["target_tokens"], context=model.attrs.get("target_context", False)
+        )
+    if model.attrs.get("prune_k", 0):
+        span_pruner.init_params(model, n_vec, 4 if model.attrs["endpoints"] else 2, n_static_features(model))
     n_in = n_span_inputs(model, n_vec)
     span_mlp.initialize(X=model.ops.alloc2f(2, n_in), Y=model.ops.alloc2f(2, width))
     if not model.has_param("fe_map"):
@@ -244,10 +295,21 @@ def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> Non
     if not model.has_param("no_fe"):
         rng = numpy.random.default_rng(0)
         model.set_param("no_fe", model.ops.asarray1f(rng.normal(0, 1 / numpy.sqrt(width), width).astype("f")))
+    if model.attrs.get("frame_queries", False) and not model.has_param("frame_query"):
+        model.set_param("frame_query", model.ops.alloc2f(width, width))
+        model.set_param("frame_no_fe", model.ops.alloc2f(width, width))
 
 
 def frame_element_forward(model: Model, X: FEInput, is_train: bool):
-    docs, rows, options = X
+    """(scores, mask, prune_scores): per row its options' scores and which of them exist,
+    (n_rows, most options); with prune_k, the rows pruning dropped have an all-zero mask
+    row (the component skips them) and prune_scores holds every row's prune score (zeros
+    without a pruner). The backprop takes (d_scores, _, d_prune_scores or None)."""
+    docs, rows, options = X[:3]
+    forced = X[3] if len(X) > 3 else None
+    row_frames = X[4] if len(X) > 4 else None
+    if model.attrs.get("frame_queries", False) and row_frames is None:
+        raise ValueError("frame_elements: a model with frame_queries needs each row's frame (the fifth input)")
     ops = model.ops
     pooler, span_mlp = model.layers[:2]
     # rows: per doc an (n, 4) array or a list of 4-tuples
@@ -258,14 +320,18 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     )
     if len(options) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
+    if forced is not None and len(forced) != len(flat_rows):
+        raise ValueError(f"frame_elements: {len(forced)} rows to keep flagged for {len(flat_rows)} candidate rows")
     # one pooling pass over the distinct spans each doc needs: its candidate spans, their
     # targets (and the spans' first and last tokens); rows index into the pooled spans
     endpoints, with_tt = model.attrs["endpoints"], model.attrs.get("target_tokens", 0)
+    prune_k, on_target = model.attrs.get("prune_k", 0), model.attrs.get("on_target", False)
     n_groups = 4 if endpoints else 2
     spans: List[numpy.ndarray] = []  # per doc its distinct [start, end) spans
     doc_index: List[numpy.ndarray] = []
+    row_groups: List[numpy.ndarray] = []  # per row its target's number in the batch (pruning)
     tt_docs, tt_tokens, tt_targets = [], [], []  # the target-token pairs (with_tt)
-    offset = 0
+    offset = n_targets = 0
     for doc, doc_rows in zip(docs, rows):
         if not len(doc_rows):
             spans.append(numpy.zeros((0, 2), dtype="int64"))
@@ -281,6 +347,9 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         distinct, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
         spans.append(numpy.column_stack([distinct // n1, distinct % n1]))
         doc_index.append(offset + inverse.reshape(-1)[: n_groups * len(arr)].reshape(n_groups, len(arr)))
+        targets_of, which = numpy.unique(ts * n1 + te, return_inverse=True)
+        row_groups.append(n_targets + which.reshape(-1))
+        n_targets += len(targets_of)
         if with_tt:
             tt_docs.append(pairs)
             tt_tokens.append(offset + numpy.searchsorted(distinct, pairs[0] * n1 + pairs[0] + 1))
@@ -290,25 +359,36 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     pooled, bp_pooled = pooler((docs, spans), is_train)
     n_opts = max((len(o) for o in options), default=1)
     if not len(flat_rows):
-        return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts)), lambda dY: X
+        return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts), ops.alloc1f(0)), lambda dY: X
     if len(model.layers) > 2:  # token_width: project each distinct pooled vector once
         pooled, bp_project = model.layers[2](pooled, is_train)
     else:
         bp_project = None
-    idx = [ops.asarray1i(i.astype("int32")) for i in index]
-    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
-    parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
-    extra = [position_features(flat_rows)]
+    extra = [position_features(flat_rows, on_target)]
     if model.attrs["syntax"]:
         extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
-    extra_feats = ops.asarray2f(numpy.concatenate(extra, axis=1))
+    all_static = ops.asarray2f(numpy.concatenate(extra, axis=1))
+    all_idx = [ops.asarray1i(i.astype("int32")) for i in index]
+    bp_prune = None
+    if prune_k:
+        prune_scores, bp_prune = span_pruner.forward(model, pooled, all_idx, all_static)
+        keep = span_pruner.top_k_per_group(numpy.concatenate(row_groups), ops.to_numpy(prune_scores), prune_k, forced)
+        kept = numpy.flatnonzero(keep)
+    else:
+        prune_scores, kept = ops.alloc1f(len(flat_rows)), numpy.arange(len(flat_rows))
+    kept_xp = ops.asarray1i(kept.astype("int32"))
+    idx = [i[kept_xp] for i in all_idx]
+    extra_feats = all_static[kept_xp]
     n_static = extra_feats.shape[1]
+    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
+    parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
     bp_tt = None
     if with_tt:
         tt_feats, bp_tt = target_tokens.forward(
             model, pooled, target_tokens.batch_pairs(tt_docs, tt_tokens, tt_targets), is_train
         )
-        extra_feats = ops.xp.concatenate([extra_feats, tt_feats], axis=1)
+        extra_feats = ops.xp.concatenate([extra_feats, tt_feats[kept_xp]], axis=1)
+        n_tt = tt_feats.shape
     if not is_train and _first_layer(span_mlp) is not None:
         hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, span_vecs * target_vecs, extra_feats), None
     else:
@@ -318,39 +398,73 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     table = ops.xp.concatenate(
         [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
     )
-    table_unit, bp_table_norm = l2_normalize(ops, table)
     # rows with the same options (a target's rows, or every target of one frame) are
     # scored with one matrix product: no (rows x options x width) gather, so a long doc's
     # hundreds of thousands of rows stay cheap
     # grouped by list object first (the component passes one list per target), then merged
-    # by content: equal options, one group
-    by_object: Dict[int, Tuple[Sequence[int], List[int]]] = {}
-    for r, opts in enumerate(options):
-        by_object.setdefault(id(opts), (opts, []))[1].append(r)
-    groups: Dict[Tuple[int, ...], List[int]] = {}
-    for opts, rows_ in by_object.values():
+    # by content: equal options (and, with frame_queries, the same frame), one group; k: a
+    # kept row's position among the kept
+    with_frames = model.attrs.get("frame_queries", False)
+    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(flat_rows), "int64")
+    if len(frame_of) != len(flat_rows):
+        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(flat_rows)} candidate rows")
+    by_object: Dict[Tuple[int, int], Tuple[Sequence[int], int, List[int]]] = {}
+    for k, r in enumerate(kept.tolist()):
+        opts, frame = options[r], int(frame_of[r])
+        by_object.setdefault((id(opts), frame), (opts, frame, []))[2].append(k)
+    groups: Dict[Tuple[Tuple[int, ...], int], List[int]] = {}
+    for opts, frame, rows_ in by_object.values():
         if not len(opts) or opts[0] != 0:
             raise ValueError("frame_elements: every row's options start with 0, the no-FE option")
-        groups.setdefault(tuple(int(o) for o in opts), []).extend(rows_)
-    top = max(max(opts) for opts in groups)
+        groups.setdefault((tuple(int(o) for o in opts), frame), []).extend(rows_)
+    top = max((max(opts) for opts, _ in groups), default=0)
     if top >= len(table):
         raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
     scores = ops.alloc2f(len(flat_rows), n_opts)
     mask = ops.alloc2f(len(flat_rows), n_opts)
-    plan = [(ops.asarray1i(list(opts)), ops.asarray1i(rows_)) for opts, rows_ in groups.items()]
-    for opts, rows_ in plan:
-        scores[rows_, : len(opts)] = spans_unit[rows_] @ table_unit[opts].T
-        mask[rows_, : len(opts)] = 1.0
+    plan = [(ops.asarray1i(list(opts)), frame, ops.asarray1i(rows_)) for (opts, frame), rows_ in groups.items()]
+    if with_frames:
+        # each group's queries: its options' rows shifted by its frame's vector, mapped
+        frame_matrix = ops.asarray2f(row_frames[1])
+        shift_fe = frame_matrix @ model.get_param("frame_query")
+        shift_none = frame_matrix @ model.get_param("frame_no_fe")
+        queries = []
+        for opts, frame, rows_ in plan:
+            shifted = table[opts] + shift_fe[frame][None, :]
+            shifted[0] = table[0] + shift_none[frame]
+            unit, bp_unit = l2_normalize(ops, shifted)
+            queries.append((unit, bp_unit))
+            scores[kept_xp[rows_], : len(opts)] = spans_unit[rows_] @ unit.T
+            mask[kept_xp[rows_], : len(opts)] = 1.0
+    else:
+        table_unit, bp_table_norm = l2_normalize(ops, table)
+        for opts, _, rows_ in plan:
+            scores[kept_xp[rows_], : len(opts)] = spans_unit[rows_] @ table_unit[opts].T
+            mask[kept_xp[rows_], : len(opts)] = 1.0
 
     def backprop(d_out):
         d_scores = d_out[0] if isinstance(d_out, tuple) else d_out
+        d_prune = d_out[2] if isinstance(d_out, tuple) and len(d_out) > 2 else None
         d_spans_unit = ops.alloc2f(*spans_unit.shape)
-        d_table_unit = ops.alloc2f(*table_unit.shape)
-        for opts, rows_ in plan:
-            d_group = d_scores[rows_, : len(opts)]
-            d_spans_unit[rows_] += d_group @ table_unit[opts]
-            ops.xp.add.at(d_table_unit, opts, d_group.T @ spans_unit[rows_])
-        d_table = bp_table_norm(d_table_unit)
+        if with_frames:
+            d_table = ops.alloc2f(*table.shape)
+            d_shift_fe, d_shift_none = ops.alloc2f(*shift_fe.shape), ops.alloc2f(*shift_none.shape)
+            for (opts, frame, rows_), (unit, bp_unit) in zip(plan, queries):
+                d_group = d_scores[kept_xp[rows_], : len(opts)]
+                d_spans_unit[rows_] += d_group @ unit
+                d_shifted = bp_unit(d_group.T @ spans_unit[rows_])
+                ops.xp.add.at(d_table, opts, d_shifted)
+                d_shift_none[frame] += d_shifted[0]
+                d_shift_fe[frame] += d_shifted[1:].sum(axis=0)
+            model.inc_grad("frame_query", frame_matrix.T @ d_shift_fe)
+            model.inc_grad("frame_no_fe", frame_matrix.T @ d_shift_none)
+        else:
+            d_table_unit = ops.alloc2f(*table_unit.shape)
+            for opts, _, rows_ in plan:
+                d_group = d_scores[kept_xp[rows_], : len(opts)]
+                d_spans_unit[rows_] += d_group @ table_unit[opts]
+                ops.xp.add.at(d_table_unit, opts, d_group.T @ spans_unit[rows_])
+            d_table = bp_table_norm(d_table_unit)
         model.inc_grad("no_fe", d_table[0])
         model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
         if model.attrs["learn_fe_vectors"]:
@@ -364,11 +478,15 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         for g, i in enumerate(idx[2:]):
             ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
         if bp_tt is not None:
-            bp_tt(d_feats[:, (len(idx) + 1) * w + n_static :], d_pooled)
+            d_tt = ops.alloc2f(*n_tt)
+            d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * w + n_static :]
+            bp_tt(d_tt, d_pooled)
+        if bp_prune is not None and d_prune is not None:
+            bp_prune(ops.asarray1f(d_prune), d_pooled)
         bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
         return X
 
-    return (scores, mask), backprop
+    return (scores, mask, prune_scores), backprop
 
 
 def _first_layer(span_mlp: Model) -> Optional[Model]:

@@ -11,8 +11,14 @@ that target is described by the mean of u over its tokens and u at its first and
 token: the span's content as seen from this target, cheap to compute because it is per
 token of the window (tens per target), not per candidate row.
 
-The parameters (`tt_W`, `tt_b`, `tt_rel`) live on the FE scorer model (serialized and
-stepped with it); `pairs` is the per-batch plan, `forward` the features and backprop.
+With `context` (the model's `target_context`), one self-attention layer runs over each
+target's window on top, u <- u + softmax(u Wq (u Wk)^T / sqrt(k)) u Wv, so a token's
+vector as seen from the target also reads the other tokens of the window (open-sesame's
+per-target BiLSTM, as one attention layer; the distance to the target is already in u).
+
+The parameters (`tt_W`, `tt_b`, `tt_rel`; with context `tt_Wq`, `tt_Wk`, `tt_Wv`) live on
+the FE scorer model (serialized and stepped with it); `pairs` is the per-batch plan,
+`forward` the features and backprop.
 """
 
 from typing import Callable, List, NamedTuple, Tuple
@@ -30,16 +36,19 @@ N_REL = 2 * len(REL_EDGES) + 1  # before, inside the target, after
 class Pairs(NamedTuple):
     """The (target, token) pairs of a batch: their tokens' and targets' rows in the pooled
     matrix, their distance buckets, and per candidate row the pair index of its span start
-    and end (a row's span [s, e) of its target is pairs [start, end))."""
+    and end (a row's span [s, e) of its target is pairs [start, end)); per pair its
+    target's number in the batch and its position in that target's window."""
 
     token: numpy.ndarray
     target: numpy.ndarray
     rel: numpy.ndarray
     row_start: numpy.ndarray
     row_end: numpy.ndarray
+    group: numpy.ndarray
+    position: numpy.ndarray
 
 
-def init_params(model: Model, n_in: int, width: int) -> None:
+def init_params(model: Model, n_in: int, width: int, context: bool = False) -> None:
     rng = numpy.random.default_rng(1)
     if not model.has_param("tt_W"):
         model.set_param(
@@ -47,6 +56,9 @@ def init_params(model: Model, n_in: int, width: int) -> None:
         )
         model.set_param("tt_b", model.ops.alloc1f(width))
         model.set_param("tt_rel", model.ops.asarray2f(rng.normal(0, 0.1, (N_REL, width)).astype("f")))
+    if context and not model.has_param("tt_Wq"):
+        for name in ("tt_Wq", "tt_Wk", "tt_Wv"):
+            model.set_param(name, model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(width), (width, width)).astype("f")))
 
 
 def rel_buckets(tokens: numpy.ndarray, t_start: numpy.ndarray, t_end: numpy.ndarray) -> numpy.ndarray:
@@ -63,9 +75,10 @@ def rel_buckets(tokens: numpy.ndarray, t_start: numpy.ndarray, t_end: numpy.ndar
     return out
 
 
-def doc_pairs(rows: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+def doc_pairs(rows: numpy.ndarray) -> Tuple[numpy.ndarray, ...]:
     """For one doc's rows (ts, te, ss, se): per pair its token, target start and end; per
-    row its pair start and end (offsets within this doc's pairs)."""
+    row its pair start and end (offsets within this doc's pairs); per pair its target's
+    number in the doc and its position in the target's window."""
     ts, te, ss, se = rows.T
     codes, which = numpy.unique(ts * (int(rows.max()) + 2) + te, return_inverse=True)
     which = which.reshape(-1)
@@ -80,7 +93,9 @@ def doc_pairs(rows: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.
     target_start[which], target_end[which] = ts, te
     pair_ts, pair_te = numpy.repeat(target_start, lengths), numpy.repeat(target_end, lengths)
     base = first[which] - lo[which]
-    return token, pair_ts, pair_te, base + ss, base + se
+    group = numpy.repeat(numpy.arange(len(codes)), lengths)
+    position = numpy.arange(len(token)) - numpy.repeat(first, lengths)
+    return token, pair_ts, pair_te, base + ss, base + se, group, position
 
 
 def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tuple[Floats2d, Callable]:
@@ -94,6 +109,9 @@ def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tup
     X = ops.xp.concatenate([h_tok, h_tok * h_tgt], axis=1)
     Z = X @ W.T + b + E[pairs.rel]
     U = ops.relu(Z)
+    bp_context = None
+    if model.has_param("tt_Wq"):
+        U, bp_context = window_attention(model, U, pairs.group, pairs.position)
     k = U.shape[1]
     mean, bp_mean = mean_contiguous(ops, [U], numpy.column_stack([pairs.row_start, pairs.row_end]), k)
     feats = ops.xp.concatenate([mean, U[pairs.row_start], U[pairs.row_end - 1]], axis=1)
@@ -102,6 +120,8 @@ def forward(model: Model, pooled: Floats2d, pairs: Pairs, is_train: bool) -> Tup
         d_U = bp_mean(ops.as_contig(d_feats[:, :k]))
         ops.xp.add.at(d_U, pairs.row_start, d_feats[:, k : 2 * k])
         ops.xp.add.at(d_U, pairs.row_end - 1, d_feats[:, 2 * k :])
+        if bp_context is not None:
+            d_U = bp_context(d_U)
         d_Z = d_U * (Z > 0)
         model.inc_grad("tt_W", d_Z.T @ X)
         model.inc_grad("tt_b", d_Z.sum(axis=0))
@@ -121,6 +141,7 @@ def batch_pairs(
     """The batch's Pairs from each doc's `doc_pairs` and the pooled rows of its pairs'
     tokens and targets."""
     offsets = numpy.cumsum([0] + [len(p[0]) for p in per_doc])
+    group_offsets = numpy.cumsum([0] + [int(p[5].max()) + 1 if len(p[5]) else 0 for p in per_doc])
     return Pairs(
         token=numpy.concatenate(token_index).astype("int64") if token_index else numpy.zeros(0, dtype="int64"),
         target=numpy.concatenate(target_index).astype("int64") if target_index else numpy.zeros(0, dtype="int64"),
@@ -133,4 +154,55 @@ def batch_pairs(
         row_end=numpy.concatenate([p[4] + o for p, o in zip(per_doc, offsets)])
         if per_doc
         else numpy.zeros(0, dtype="int64"),
+        group=numpy.concatenate([p[5] + o for p, o in zip(per_doc, group_offsets)])
+        if per_doc
+        else numpy.zeros(0, dtype="int64"),
+        position=numpy.concatenate([p[6] for p in per_doc]) if per_doc else numpy.zeros(0, dtype="int64"),
     )
+
+
+def window_attention(
+    model: Model, U: Floats2d, group: numpy.ndarray, position: numpy.ndarray
+) -> Tuple[Floats2d, Callable[[Floats2d], Floats2d]]:
+    """One residual self-attention layer over each target's window of pair vectors:
+    U + softmax(Q K^T / sqrt(k)) V per target, Q = U Wq^T, K = U Wk^T, V = U Wv^T (the
+    windows padded to the longest, padding masked out), and its backprop to U."""
+    ops: Ops = model.ops
+    xp = ops.xp
+    Wq, Wk, Wv = (model.get_param(name) for name in ("tt_Wq", "tt_Wk", "tt_Wv"))
+    n, k = U.shape
+    if not n:
+        return U, lambda d_U: d_U
+    n_groups, length = int(group.max()) + 1, int(position.max()) + 1
+    at = (ops.asarray1i(group.astype("int32")), ops.asarray1i(position.astype("int32")))
+    valid = xp.zeros((n_groups, length), dtype=bool)
+    valid[at] = True
+
+    def padded(M):
+        out = xp.zeros((n_groups, length, M.shape[1]), dtype="f")
+        out[at] = M
+        return out
+
+    Q, K, V = U @ Wq.T, U @ Wk.T, U @ Wv.T
+    Qp, Kp, Vp = padded(Q), padded(K), padded(V)
+    scale = float(1.0 / numpy.sqrt(k))
+    S = xp.matmul(Qp, Kp.transpose(0, 2, 1)) * scale
+    S = xp.where(valid[:, None, :], S, -1e9)
+    S = S - S.max(axis=-1, keepdims=True)
+    A = xp.exp(S)
+    A /= A.sum(axis=-1, keepdims=True)
+    out = U + xp.matmul(A, Vp)[at]
+
+    def backprop(d_out: Floats2d) -> Floats2d:
+        d_C = padded(d_out)
+        d_A = xp.matmul(d_C, Vp.transpose(0, 2, 1))
+        d_V = xp.matmul(A.transpose(0, 2, 1), d_C)[at]
+        d_S = A * (d_A - (d_A * A).sum(axis=-1, keepdims=True)) * scale
+        d_Q = xp.matmul(d_S, Kp)[at]
+        d_K = xp.matmul(d_S.transpose(0, 2, 1), Qp)[at]
+        model.inc_grad("tt_Wq", d_Q.T @ U)
+        model.inc_grad("tt_Wk", d_K.T @ U)
+        model.inc_grad("tt_Wv", d_V.T @ U)
+        return d_out + d_Q @ Wq + d_K @ Wk + d_V @ Wv
+
+    return out, backprop

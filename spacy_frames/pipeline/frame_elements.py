@@ -6,7 +6,11 @@ suggester (`spacy-frames.fe_candidate_suggester.v1`) proposes candidate spans of
 sentence; the model (`spacy-frames.FrameElementScorer.v1`) scores each candidate, as
 seen from its target, against "no FE" and the definitions of the FEs of the target's
 frame only; per target the decoder (`span_decoding`) keeps the best valid set: no two
-FEs overlap, each FE at most once, no two FEs that FrameNet's Excludes forbids together.
+FEs overlap, each FE at most `max_pieces` times (in pieces that never touch), no two FEs
+that FrameNet's Excludes forbids together. An FE may be the target itself (FrameNet's
+incorporated FEs) when the suggester offers the target (`include_target`). With a pruner
+(the model's `prune_k`), training scores every gold row and the pruner's best, and adds the
+pruner's loss (`losses.frame_elements.span_pruner_loss`).
 
 The frame inventory is frame_identifier's (the component named by `encoder_component`):
 frame_elements reads it, as a transformer listener reads its upstream transformer, linked
@@ -27,7 +31,7 @@ without gold targets are skipped.
 """
 
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy
 import srsly
@@ -40,21 +44,26 @@ from thinc.api import Config, Model, set_dropout_rate
 
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
-from ..losses import FrameElementLoss
-from ..ml.frame_elements import set_fe_vectors
+from ..losses import FrameElementLoss, span_pruner_loss
 from ..scoring.frame_elements import score_frame_elements
 from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
 from .base import FramesPipe, default_tok2vec_config
+from .fe_fitting import FEFittingMixin
+from .fe_table import FETableMixin
 from .sharing import skip_batch
 from .span_decoding import decode
 
+# the recipe en_frames_trf ships (configs/frames_stage2_fe.cfg; a test holds them equal),
+# with a small CNN instead of the transformer listener so add_pipe works offline
 default_model_config = """
 [model]
 @architectures = "spacy-frames.FrameElementScorer.v1"
-hidden_width = 256
+hidden_width = 512
 reduction = "mean"
 dropout = 0.1
+learn_fe_vectors = true
+token_width = 128
 """ + default_tok2vec_config(384)
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
@@ -73,23 +82,32 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
         "fe_key": FE_KEY,
         "targets_key": TARGETS_KEY,
         "encoder_component": "frame_identifier",
-        "fe_queries": "definitions",
+        "fe_queries": "labels",
         "label_init": "random",
         "decoding": "exact",
         "use_excludes": True,
+        "max_pieces": 1,
         "threshold": 0.0,
         "negative_fraction": 1.0,
-        "head_lr_scale": 1.0,
+        "head_lr_scale": 30.0,
         "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
         "suggester": {
             "@misc": "spacy-frames.fe_candidate_suggester.v1",
             "max_ngram": 4,
             "window": 30,
             "subtrees": True,
+            "ngram_gap": 0,
         },
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
     },
-    default_score_weights={"fe_f": 1.0, "fe_p": 0.0, "fe_r": 0.0, "fe_core_f": None, "fe_noncore_f": None},
+    default_score_weights={
+        "fe_f": 1.0,
+        "fe_p": 0.0,
+        "fe_r": 0.0,
+        "fe_os_f": 0.0,
+        "fe_core_f": None,
+        "fe_noncore_f": None,
+    },
 )
 def make_frame_elements(
     nlp: Language,
@@ -104,6 +122,7 @@ def make_frame_elements(
     label_init: str,
     decoding: str,
     use_excludes: bool,
+    max_pieces: int,
     threshold: float,
     negative_fraction: float,
     head_lr_scale: float,
@@ -127,6 +146,8 @@ def make_frame_elements(
         "random" or "definitions" (the mean of its encoded definitions).
     decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
+    max_pieces (int): the most spans one FE of a target may have (2: a discontinuous FE,
+        "[people] ... [who]", gets its second piece; pieces never touch).
     threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
     negative_fraction (float): share of the no-FE candidate rows used per training batch.
     head_lr_scale (float): learning-rate multiplier of the component's own weights (the
@@ -148,6 +169,7 @@ def make_frame_elements(
         label_init=label_init,
         decoding=decoding,
         use_excludes=use_excludes,
+        max_pieces=max_pieces,
         threshold=threshold,
         negative_fraction=negative_fraction,
         head_lr_scale=head_lr_scale,
@@ -162,7 +184,7 @@ def make_frame_elements_scorer() -> Callable:
     return score_frame_elements
 
 
-class FrameElements(FramesPipe):
+class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
     """Label the frame elements of frame spans (see the module docstring)."""
 
     def __init__(
@@ -179,6 +201,7 @@ class FrameElements(FramesPipe):
         label_init: str = "random",
         decoding: str = "exact",
         use_excludes: bool = True,
+        max_pieces: int = 1,
         threshold: float = 0.0,
         negative_fraction: float = 1.0,
         head_lr_scale: float = 1.0,
@@ -188,6 +211,8 @@ class FrameElements(FramesPipe):
     ) -> None:
         if decoding not in DECODINGS:
             raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
+        if max_pieces < 1:
+            raise ValueError(f"frame_elements: max_pieces must be >= 1, got {max_pieces}")
         if not 0.0 < negative_fraction <= 1.0:
             raise ValueError(f"frame_elements: negative_fraction must be in (0, 1], got {negative_fraction}")
         if label_init not in ("random", "definitions"):
@@ -207,6 +232,7 @@ class FrameElements(FramesPipe):
             "label_init": label_init,
             "decoding": decoding,
             "use_excludes": use_excludes,
+            "max_pieces": max_pieces,
             "threshold": threshold,
             "negative_fraction": negative_fraction,
             "head_lr_scale": head_lr_scale,
@@ -221,187 +247,6 @@ class FrameElements(FramesPipe):
         self._excludes: Dict[str, Dict[str, Set[str]]] = {}
         self._warned: Set[str] = set()
         self._rng = numpy.random.default_rng(0)
-
-    # -- labels and the FE table ---------------------------------------------------------
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(sorted({fe for _, fe in self.fe_table}))
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
-    def _by_label(self) -> bool:
-        return self.cfg["fe_queries"] == "labels"
-
-    # -- the frame inventory: the encoder component's -------------------------------------
-    @property
-    def inventory(self) -> FrameInventory:
-        """The frame inventory: the encoder component's (frame_identifier's)."""
-        return self._require_owner().inventory
-
-    def link_inventory(self, owner: Any) -> None:
-        """Read `owner`'s frame inventory and encode with its definition encoder; `owner` is
-        the component named by encoder_component (frame_identifier's `find_listeners` and
-        `initialize` link them)."""
-        if owner is not self._owner:
-            self._owner = owner
-            self._index_table()
-        owner.add_inventory_reader(self)
-
-    def _require_owner(self) -> Any:
-        if self._owner is None:
-            raise ValueError(
-                f"[{self.name}] reads the frame inventory of encoder_component '{self.cfg['encoder_component']}', "
-                "which is not linked: add frame_identifier before frame_elements in the pipeline "
-                "(a pipeline links them when it is built, initialized or loaded)."
-            )
-        return self._owner
-
-    def frame_added(self, name: str) -> None:
-        """The owner added frame `name` to its inventory: its FEs' definitions are encoded
-        into the FE table (no retraining)."""
-        if self.fe_table:
-            keys, texts = self._fe_texts(self.inventory, [name])
-            encode = self._owner.encode_texts
-            if keys and self._by_label:
-                self._set_label_rows(keys, texts, encode)
-            elif keys:
-                old = self.model.get_param("fe_vectors")
-                set_fe_vectors(
-                    self.model,
-                    numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
-                )
-                self.fe_table.extend(keys)
-        self._index_table()
-
-    def check_inventory(self, inventory: FrameInventory) -> None:
-        """Raise before the owner swaps in `inventory` when this component could not use it."""
-        if self.fe_table and not self._fe_texts(inventory, inventory.names)[0]:
-            raise ValueError(
-                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
-            )
-
-    def inventory_changed(self) -> None:
-        """The owner swapped in another inventory: the FE table is rebuilt from it."""
-        if self.fe_table:
-            self._build_table()
-        self._index_table()
-
-    def _index_table(self) -> None:
-        """Forget each frame's options (built again on first use from the table and the
-        inventory, `_frame_options`), its FE exclusions and the frames warned about."""
-        self._options = None
-        self._excludes = {}
-        self._warned = set()
-
-    @property
-    def _frame_options(self) -> Dict[str, List[int]]:
-        """Each frame's options: the model rows of its FEs."""
-        inventory = self.inventory
-        if self._options is not None and inventory is self._indexed:
-            return self._options
-        options: Dict[str, List[int]] = {}
-        if self._by_label:
-            row_of = {fe: row for row, (_, fe) in enumerate(self.fe_table, start=1)}
-            for frame in inventory.names:
-                rows = [row_of[fe] for fe in inventory.fe_names(frame) if fe in row_of]
-                if rows:
-                    options[frame] = rows
-        else:
-            for row, (frame, _) in enumerate(self.fe_table, start=1):
-                options.setdefault(frame, []).append(row)
-        if inventory is not self._indexed:
-            self._excludes, self._warned = {}, set()
-        self._options, self._indexed = options, inventory
-        return options
-
-    def frame_excludes(self, frame: str) -> Dict[str, Set[str]]:
-        if frame not in self._excludes:
-            pairs: Dict[str, Set[str]] = {}
-            if self.cfg["use_excludes"] and frame in self.inventory:
-                for a, b in self.inventory.excludes(frame):
-                    pairs.setdefault(a, set()).add(b)
-                    pairs.setdefault(b, set()).add(a)
-            self._excludes[frame] = pairs
-        return self._excludes[frame]
-
-    @staticmethod
-    def _fe_texts(inventory: FrameInventory, frames: Iterable[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
-        keys = [(frame, fe) for frame in frames for fe in inventory.fe_names(frame)]
-        return keys, [inventory.fe_text(frame, fe) for frame, fe in keys]
-
-    def set_inventory(self, inventory: FrameInventory) -> None:
-        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner (frame_identifier)
-        and here: every FE definition is encoded into a new FE table, no retraining."""
-        self._require_owner().set_inventory(inventory)
-
-    def _build_table(self) -> None:
-        """The FE table of the inventory: every FE definition encoded with the owner's
-        `encode_texts` (fe_queries = "labels": the vectors of the FE names)."""
-        inventory, encode = self.inventory, self._owner.encode_texts
-        keys, texts = self._fe_texts(inventory, inventory.names)
-        if not keys:
-            raise ValueError(
-                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
-            )
-        if self._by_label:
-            self._set_label_rows(keys, texts, encode)
-        else:
-            set_fe_vectors(self.model, numpy.asarray(encode(texts), dtype="float32"))  # checks the width first
-            self.fe_table = keys
-        self._index_table()
-
-    def _set_label_rows(
-        self, keys: Sequence[Tuple[str, str]], texts: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]
-    ) -> None:
-        """fe_queries = "labels": one learned vector per FE name (shared by every frame
-        with that FE); vectors of names already known are kept. A new name starts random
-        (label_init = "random") or as the mean of its definitions' vectors ("definitions":
-        then a frame added at run time with FE names never trained still gets vectors in
-        the space the trained names live in)."""
-        old = {fe: i for i, (_, fe) in enumerate(self.fe_table)} if self.model.has_param("fe_vectors") else {}
-        current = self.model.ops.to_numpy(self.model.get_param("fe_vectors")) if old else None
-        new = [(i, fe) for i, (_, fe) in enumerate(keys) if fe not in old]
-        by_name: Dict[str, List[numpy.ndarray]] = {}
-        if self.cfg["label_init"] == "definitions" and new:
-            encoded = numpy.asarray(encode([texts[i] for i, _ in new]), dtype="float32")
-            for (_, fe), vector in zip(new, encoded):
-                by_name.setdefault(fe, []).append(vector)
-        width = current.shape[1] if current is not None else numpy.asarray(encode(["frame element"])).shape[1]
-        names = list(dict.fromkeys([*(fe for _, fe in self.fe_table if fe in old), *sorted({fe for _, fe in keys})]))
-        rng = numpy.random.default_rng(len(names))
-
-        def start(name: str) -> numpy.ndarray:
-            if name in by_name:
-                return numpy.mean(by_name[name], axis=0)
-            return rng.normal(0, 1 / numpy.sqrt(width), width)
-
-        vectors = numpy.stack([current[old[n]] if n in old else start(n) for n in names]).astype("float32")
-        set_fe_vectors(self.model, vectors)
-        self.fe_table = [("*", n) for n in names]
-
-    def add_frame(
-        self,
-        name: str,
-        definition: str,
-        frame_elements: Iterable[Any] = (),
-        lexical_units: Iterable[str] = (),
-        parents: Iterable[str] = (),
-    ) -> None:
-        """Add a frame with its FEs (FEDef or dicts) at run time, to the owner's inventory
-        (`FrameIdentifier.add_frame`, which tells this component)."""
-        self._require_owner().add_frame(
-            name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
-        )
-
-    def _require_table(self) -> None:
-        if not self.fe_table or not self.model.has_param("fe_vectors"):
-            raise ValueError(
-                f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
-                '([initialize.components.frame_elements.frames] @misc = "spacy-frames.frame_inventory.v1").'
-            )
 
     # -- candidates ------------------------------------------------------------------------
     def _targets_and_rows(
@@ -461,19 +306,42 @@ class FrameElements(FramesPipe):
         self._require_table()
         targets, rows, ranges = self._targets_and_rows(docs, self.cfg["spans_key"])
         options = self._options_of(targets, ranges)
+        frames = self._row_frames(targets, ranges)
         return {
             "targets": targets,
             "rows": rows,
             "ranges": ranges,
             "options": options,
-            "scores": self._scores(docs, rows, options),
+            **dict(zip(("scores", "kept"), self._scores(docs, rows, options, frames))),
         }
 
-    def _scores(self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]]) -> numpy.ndarray:
-        """(n_rows, most options) scores, from model calls of at most MAX_ROWS rows (docs
-        are grouped up to it; a longer doc is cut into pieces)."""
+    def _row_frames(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]):
+        """With frame-aware queries (the model's `frame_queries`): per row the index of its
+        target's frame in the matrix of the batch's frames' definition vectors, and that
+        matrix (frame_identifier's encodings); else None."""
+        if not self.model.attrs.get("frame_queries", False):
+            return None
+        names: Dict[str, int] = {}
+        index = [
+            numpy.full(last - first, names.setdefault(target.label_, len(names)), dtype="int64")
+            for doc_targets, doc_ranges in zip(targets, ranges)
+            for target, (first, last) in zip(doc_targets, doc_ranges)
+        ]
+        index_array = numpy.concatenate(index) if index else numpy.zeros(0, dtype="int64")
+        width = self.model.get_param("fe_vectors").shape[1]
+        vectors = self._owner.frame_definition_vectors(list(names)) if names else numpy.zeros((0, width), "f")
+        return index_array, numpy.asarray(vectors, dtype="float32")
+
+    def _scores(
+        self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], frames=None
+    ) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(n_rows, most options) scores and which rows were scored (pruning drops the
+        others), from model calls of at most MAX_ROWS rows (docs are grouped up to it; a
+        longer doc is cut into pieces between its targets, so each target's rows are
+        pruned together)."""
         width = max((len(o) for o in options), default=1)
         out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
+        kept: List[numpy.ndarray] = [numpy.zeros(0, dtype=bool)]
         batch_docs: List[Doc] = []
         batch_rows: List[numpy.ndarray] = []
         done = [0]
@@ -482,28 +350,32 @@ class FrameElements(FramesPipe):
             n = sum(len(r) for r in batch_rows)
             if n:
                 first = done[0]
-                scores, _ = self.model.predict((batch_docs, batch_rows, options[first : first + n]))
+                chunk_frames = None if frames is None else (frames[0][first : first + n], frames[1])
+                scores, mask, _ = self.model.predict(
+                    (batch_docs, batch_rows, options[first : first + n], None, chunk_frames)
+                )
                 scores = self.model.ops.to_numpy(scores)
                 block = numpy.zeros((n, width), dtype="f")
                 block[:, : scores.shape[1]] = scores
                 out.append(block)
+                kept.append(self.model.ops.to_numpy(mask)[:, 0] > 0)
                 done[0] += n
             batch_docs.clear()
             batch_rows.clear()
 
         for doc, doc_rows_ in zip(docs, rows):
-            for start in range(0, len(doc_rows_), MAX_ROWS):
-                piece = doc_rows_[start : start + MAX_ROWS]
+            for piece in _pieces_between_targets(doc_rows_, MAX_ROWS):
                 if sum(len(r) for r in batch_rows) + len(piece) > MAX_ROWS:
                     flush()
                 batch_docs.append(doc)
                 batch_rows.append(piece)
         flush()
-        return numpy.concatenate(out)
+        return numpy.concatenate(out), numpy.concatenate(kept)
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         temperature = getattr(self.loss, "temperature", 1.0)
         scores, options, offset = predictions["scores"], predictions["options"], 0
+        kept = predictions["kept"]
         for doc, doc_targets, doc_rows_, doc_ranges in zip(
             docs, predictions["targets"], predictions["rows"], predictions["ranges"]
         ):
@@ -515,6 +387,7 @@ class FrameElements(FramesPipe):
                 block = scores[offset + first : offset + last, : len(opts)]
                 # the gain over "no FE" beyond the threshold: the decoders keep positive gains
                 gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
+                gains[~kept[offset + first : offset + last]] = -numpy.inf  # pruned: never taken
                 cands = [
                     (
                         int(doc_rows_[first + r][2]),
@@ -524,7 +397,10 @@ class FrameElements(FramesPipe):
                     )
                     for r, j in zip(*numpy.nonzero(gains > 0))
                 ]
-                for start, end, label, _ in decode(cands, self.cfg["decoding"], self.frame_excludes(target.label_)):
+                chosen = decode(
+                    cands, self.cfg["decoding"], self.frame_excludes(target.label_), self.cfg.get("max_pieces", 1)
+                )
+                for start, end, label, _ in chosen:
                     group.append(make_fe_span(target, start, end, label))
             offset += len(doc_rows_)
             doc.spans[self.cfg["fe_key"]] = group
@@ -550,11 +426,25 @@ class FrameElements(FramesPipe):
             skip_batch(self.model.get_ref("tok2vec"), docs)
             return None
         gold = self._gold_columns(examples, targets, rows, ranges, options)
-        rows, options, gold = self._sample_negatives(rows, options, gold)
+        frames = self._row_frames(targets, ranges)
+        rows, options, gold, keep = self._sample_negatives(rows, options, gold)
+        if frames is not None:
+            frames = (frames[0][keep], frames[1])
         set_dropout_rate(self.model, drop)
-        (scores, mask), backprop = self.model.begin_update((docs, rows, options))
-        d_scores, loss = self.loss(scores, (self.model.ops.asarray1i(gold), mask))
-        backprop((d_scores, None))
+        # the gold spans are always scored (pruning keeps them), so the span scorer learns
+        # every FE from the first step; the pruner learns to rank them first
+        (scores, mask, prune_scores), backprop = self.model.begin_update((docs, rows, options, gold != 0, frames))
+        ops = self.model.ops
+        kept = ops.to_numpy(mask)[:, 0] > 0
+        kept_rows = ops.asarray1i(numpy.flatnonzero(kept).astype("int32"))
+        d_kept, loss = self.loss(scores[kept_rows], (ops.asarray1i(gold[kept]), mask[kept_rows]))
+        d_scores = ops.alloc2f(*scores.shape)
+        d_scores[kept_rows] = d_kept
+        d_prune = None
+        if self.model.attrs.get("prune_k", 0):
+            d_prune, prune_loss = span_pruner_loss(prune_scores, ops.asarray(gold != 0))
+            loss += prune_loss
+        backprop((d_scores, None, d_prune))
         return loss
 
     def _lr_scales(self) -> Dict[Tuple[int, str], float]:
@@ -565,10 +455,11 @@ class FrameElements(FramesPipe):
 
     def _sample_negatives(self, rows: List[numpy.ndarray], options: List[List[int]], gold: numpy.ndarray):
         """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
-        are no FE, and the head's cost grows with the rows (the frozen transformer's does not)."""
+        are no FE, and the head's cost grows with the rows (the frozen transformer's does not).
+        Returns the kept rows, options and gold, and the mask of the rows kept."""
         fraction = self.cfg["negative_fraction"]
         if fraction >= 1.0:
-            return rows, options, gold
+            return rows, options, gold, numpy.ones(len(gold), dtype=bool)
         keep = (gold != 0) | (self._rng.random(len(gold)) < fraction)
         kept_rows, offset = [], 0
         for doc_rows_ in rows:
@@ -579,7 +470,7 @@ class FrameElements(FramesPipe):
                 else [row for row, k in zip(doc_rows_, doc_keep) if k]
             )
             offset += len(doc_rows_)
-        return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep]
+        return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep], keep
 
     def _gold_columns(self, examples, targets, rows, ranges, options) -> numpy.ndarray:
         """Per row the column of its gold FE among the row's options (0: no FE)."""
@@ -600,65 +491,6 @@ class FrameElements(FramesPipe):
                         gold[offset + r] = columns.get(label, 0) if label else 0
             offset += len(doc_rows_)
         return gold
-
-    # -- fitted after training, on dev (`spacy-frames tune-fe-threshold`) ----------------------
-    def find_threshold(
-        self,
-        examples: Sequence[Example],
-        *,
-        nlp: Language,
-        thresholds: Sequence[float],
-        decodings: Sequence[str] = ("exact", "greedy"),
-        ngram_gaps: Sequence[Optional[int]] = (None,),
-        batch_size: int = 32,
-    ) -> Dict[str, Any]:
-        """Choose the candidate set (the suggester's `ngram_gaps`), decoding and decision
-        threshold (the gain, log p(FE) - log p(no FE), a candidate must exceed) for FE F1 on
-        `examples` (gold frames; a dev set), and use them: decoding and threshold in cfg, the
-        suggester rebuilt with the gap (which config.cfg records only when the pipeline is
-        saved with it). The model runs once per candidate set, each setting re-decodes. The
-        best is the highest F; of equal F, the fewest candidate rows (the component's cost).
-        Returns the configured setting's row ("before"), the best and the whole grid."""
-        before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != "frame_identifier"]
-        with nlp.select_pipes(enable=before):
-            docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
-        settings = nlp.config["components"][self.name].get("suggester") or {}
-        configured = settings.get("ngram_gap")
-        saved, rows = (self.cfg["decoding"], self.cfg["threshold"], self.suggester), []
-        try:
-            for gap in ngram_gaps:
-                self.suggester = _suggester_with_gap(settings, gap)
-                predictions = [
-                    (chunk, self.predict(chunk))
-                    for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))
-                ]
-                n_rows = sum(len(r) for _, prediction in predictions for r in prediction["rows"])
-                for decoding in decodings:
-                    for threshold in thresholds:
-                        self.cfg["decoding"], self.cfg["threshold"] = decoding, threshold
-                        for chunk, prediction in predictions:
-                            self.set_annotations(chunk, prediction)
-                        scores = score_frame_elements(
-                            [Example(doc, eg.reference) for doc, eg in zip(docs, examples)], component=self
-                        )
-                        rows.append(
-                            {
-                                "ngram_gap": gap,
-                                "decoding": decoding,
-                                "threshold": threshold,
-                                "candidate_rows": n_rows,
-                                **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f")},
-                            }
-                        )
-        finally:
-            self.cfg["decoding"], self.cfg["threshold"], self.suggester = saved
-        current = next(
-            (r for r in rows if (r["decoding"], r["threshold"], r["ngram_gap"]) == (*saved[:2], configured)), None
-        )
-        best = max(rows, key=lambda r: (r["fe_f"] or 0.0, -r["candidate_rows"]))
-        self.cfg["decoding"], self.cfg["threshold"] = best["decoding"], best["threshold"]
-        self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
-        return {"before": current, "best": best, "grid": rows}
 
     # -- initialization ---------------------------------------------------------------------------
     def initialize(
@@ -733,12 +565,18 @@ class FrameElements(FramesPipe):
         }
 
 
-def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int]) -> Callable:
-    """The suggester of the config block `settings`, with `ngram_gap` set."""
-    settings = dict(settings)
-    factory = registry.misc.get(settings.pop("@misc", "spacy-frames.fe_candidate_suggester.v1"))
-    return factory(**{**settings, "ngram_gap": ngram_gap})
-
-
-def _pct(value: Optional[float]) -> Optional[float]:
-    return None if value is None else round(100 * value, 2)
+def _pieces_between_targets(rows: numpy.ndarray, limit: int) -> List[numpy.ndarray]:
+    """`rows` (one doc's, a target's rows together) in pieces of at most `limit` rows cut
+    between targets; a target with more rows than `limit` is a piece of its own."""
+    if len(rows) <= limit:
+        return [rows]
+    targets = numpy.asarray(rows)[:, :2]
+    bounds = numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1
+    edges = numpy.r_[0, bounds, len(rows)]
+    pieces, start = [], 0
+    for i in range(1, len(edges)):
+        if edges[i] - start > limit and edges[i - 1] > start:
+            pieces.append(rows[start : edges[i - 1]])
+            start = edges[i - 1]
+    pieces.append(rows[start:])
+    return pieces

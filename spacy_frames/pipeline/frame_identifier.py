@@ -463,6 +463,12 @@ class FrameIdentifier(FramesPipe):
             out[rows] = self.model.ops.to_numpy(vectors)
         return out
 
+    def frame_definition_vectors(self, names: Sequence[str]) -> numpy.ndarray:
+        """The frames' definition vectors as encoded (L2-normalised; no learned memory):
+        frame_elements' frame-aware queries read them."""
+        self._ensure_index()
+        return self.index.base[self.index.rows(names)]
+
     def _refresh_frame_vectors(self, carried: Optional[Dict[str, str]] = None) -> None:
         """Encode every frame of the inventory; learned memory offsets are kept by frame
         name, or as `carried` says (new name -> old name: `carried_frames`)."""

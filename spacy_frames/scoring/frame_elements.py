@@ -7,8 +7,8 @@ Only docs with gold targets are scored (FrameNet leaves many sentences unannotat
 those, every predicted FE of a gold target's offsets counts, FEs of targets that are
 not gold targets do not (they are target-detection errors, scored by frame_identifier).
 :func:`score_frame_elements_open_sesame` scores the same FEs the way open-sesame does
-(per target and FE name, the set of spans, Core FEs weighing more); it is no part of the
-registered scorer.
+(per target and FE name, the set of spans, Core FEs weighing more); the registered scorer
+reports both (`fe_os_*` beside `fe_*`).
 """
 
 from collections import Counter, defaultdict
@@ -39,8 +39,13 @@ def score_frame_elements(
 ) -> Dict[str, Any]:
     """fe_p / fe_r / fe_f (micro, exact span and label); fe_core_f / fe_noncore_f (core
     FEs as the component's inventory types them: Core and Core-Unexpressed);
-    fe_per_type: P/R/F and gold count n per FE name."""
-    inventory = getattr(component, "inventory", None)
+    fe_per_type: P/R/F and gold count n per FE name; fe_os_p / fe_os_r / fe_os_f
+    (:func:`score_frame_elements_open_sesame`, with the component's inventory)."""
+    inventory = _inventory_of(component)
+    examples = list(examples)
+    open_sesame = score_frame_elements_open_sesame(
+        examples, inventory=inventory, fe_key=fe_key, targets_key=targets_key
+    )
     counts: Dict[str, Counter] = defaultdict(Counter)
     per_type: Dict[str, Counter] = defaultdict(Counter)
     n_docs = 0
@@ -65,9 +70,10 @@ def score_frame_elements(
                 counts[name]["pred"] += 1
             per_type[key[4]]["pred"] += 1
     if not n_docs:
-        return {"fe_p": None, "fe_r": None, "fe_f": None, "fe_core_f": None, "fe_noncore_f": None, "fe_per_type": {}}
+        empty = {"fe_p": None, "fe_r": None, "fe_f": None, "fe_core_f": None, "fe_noncore_f": None}
+        return {**empty, **open_sesame, "fe_per_type": {}}
     p, r, f = prf(counts["all"]["tp"], counts["all"]["pred"], counts["all"]["n"])
-    scores: Dict[str, Any] = {"fe_p": p, "fe_r": r, "fe_f": f}
+    scores: Dict[str, Any] = {"fe_p": p, "fe_r": r, "fe_f": f, **open_sesame}
     for group in ("core", "noncore"):
         c = counts[group]
         scores[f"fe_{group}_f"] = prf(c["tp"], c["pred"], c["n"])[2] if c["n"] or c["pred"] else None
@@ -117,6 +123,14 @@ def score_frame_elements_open_sesame(
         return {"fe_os_p": None, "fe_os_r": None, "fe_os_f": None}
     p, r, f = prf(totals["tp"], totals["pred"], totals["gold"])
     return {"fe_os_p": p, "fe_os_r": r, "fe_os_f": f}
+
+
+def _inventory_of(component):
+    """The component's frame inventory, or None (not linked yet, or no component)."""
+    try:
+        return getattr(component, "inventory", None)
+    except ValueError:
+        return None
 
 
 def _fe_span_sets(doc: Doc, fe_key: str) -> Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]]:

@@ -1,5 +1,7 @@
 """Recall of gold FE spans by frame_elements' candidate suggester: the ceiling of
 the component's recall, and the number of candidates per target it costs, per setting.
+Corpora converted with the FEs on their own target (`--keep-target-fes`) count those
+too; `on_target_recall` is the recall of those alone.
 
 The docs get en_core_web_sm's parse (as the packaged pipeline will give them) over their
 own tokens; each gold target is paired with its gold FEs (`Span._.frame_elements`).
@@ -16,17 +18,23 @@ import typer
 from spacy.tokens import Doc, DocBin
 
 app = typer.Typer(add_completion=False)
-# (max_ngram, window, subtrees, ngram_gap); ngram_gap None: every n-gram of the window
+# (max_ngram, window, subtrees, ngram_gap, include_target); ngram_gap None: every n-gram
+# of the window
 SETTINGS = [
-    (4, 30, False, None),
-    (4, 30, True, None),
-    (6, 30, True, None),
-    (8, 30, True, None),
-    (4, 50, True, None),
-    (8, 50, True, None),
-    (4, 30, True, 2),
-    (4, 30, True, 0),
-    (8, 30, True, 0),
+    (4, 30, False, None, False),
+    (4, 30, True, None, False),
+    (6, 30, True, None, False),
+    (8, 30, True, None, False),
+    (4, 50, True, None, False),
+    (8, 50, True, None, False),
+    (4, 30, True, 2, False),
+    (4, 30, True, 0, False),
+    (8, 30, True, 0, False),
+    (4, 30, True, 0, True),
+    (12, 30, True, None, True),
+    (16, 30, True, None, True),
+    (20, 30, True, None, True),
+    (25, 40, True, None, True),
 ]
 
 
@@ -46,7 +54,11 @@ def main(
 
     install_extensions()
     nlp = spacy.load(parser, exclude=["ner"])
-    result = {"parser": parser, "settings": "max_ngram, window, subtrees[, ngram_gap when set]", "corpora": {}}
+    result = {
+        "parser": parser,
+        "settings": "max_ngram, window, subtrees, ngram_gap ('-': every n-gram of the window)[, target: the target itself]",
+        "corpora": {},
+    }
     for path in corpora:
         start = time.time()
         docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
@@ -63,20 +75,28 @@ def main(
         arrays = {id(doc): DocArrays(doc) for doc, _, _ in pairs}  # the parse read once per doc
         n_gold = sum(len(fes) for _, _, fes in pairs)
         by_setting = {}
-        for max_ngram, window, subtrees, ngram_gap in SETTINGS:
-            found = candidates = 0
+        n_on_target = sum(1 for _, target, fes in pairs for fe in fes if fe[0] < target.end and target.start < fe[1])
+        for max_ngram, window, subtrees, ngram_gap, include_target in SETTINGS:
+            found = on_target = candidates = 0
             for doc, target, fes in pairs:
-                cands = set(fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap, arrays[id(doc)]))
-                found += len(fes & cands)
+                cands = set(
+                    fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap, arrays[id(doc)], include_target)
+                )
+                hits = fes & cands
+                found += len(hits)
+                on_target += sum(1 for fe in hits if fe[0] < target.end and target.start < fe[1])
                 candidates += len(cands)
-            key = f"{max_ngram},{window},{subtrees}" + (f",{ngram_gap}" if ngram_gap is not None else "")
+            key = f"{max_ngram},{window},{subtrees}" + (f",{ngram_gap}" if ngram_gap is not None else ",-")
+            key += ",target" if include_target else ""
             by_setting[key] = {
                 "recall": round(100.0 * found / max(n_gold, 1), 2),
+                "on_target_recall": round(100.0 * on_target / n_on_target, 2) if n_on_target else None,
                 "candidates_per_target": round(candidates / max(len(pairs), 1), 1),
             }
         result["corpora"][path.parent.name + "/" + path.name] = {
             "targets_with_fes": len(pairs),
             "gold_fes": n_gold,
+            "gold_fes_on_target": n_on_target,
             "by_setting": by_setting,
             "seconds": round(time.time() - start, 1),
         }

@@ -1,0 +1,182 @@
+"""frame_elements' parse screen: what FrameNet annotates, candidates that reach it, a span
+model that knows its target, and the data schedule, at equal steps on dev.
+
+    python scripts/fe_parse_screen.py run baseline
+    python scripts/fe_parse_screen.py grid --settings baseline,target,enumerate-prune
+    python scripts/fe_parse_screen.py report
+
+A run trains a fresh FE head (the product's configs/frame_elements.cfg) on the main job's
+frozen frame parser (../../training/frames_final) for the setting's steps, on FN1.5 full
+text and exemplars converted with the FEs FrameNet puts on their own target
+(corpus/framenet15_target_fes: `spacy project run convert-target-fes`), then fits decoding,
+pieces per FE and threshold on FN1.5 dev for open-sesame's measure (`spacy-frames
+tune-fe-threshold --criterion fe_os_f`) and writes metrics/frame_elements/parse_screen/
+runs/<setting>.json: both measures at the chosen setting, the suggester's recall of the gold
+FEs before and after pruning, the candidate rows and the training minutes. A run whose
+file exists is skipped (--force re-runs it). Settings are chosen on dev only.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import srsly
+import typer
+from frames_lab.runs import finished_training, is_cached, report, run_grid, setting_args, timed_train, write_json
+
+STUDY = Path(__file__).resolve().parents[1]  # experiments/frame_elements
+ROOT = STUDY.parents[1]  # the product: configs, the trained frame parser
+RUNS = STUDY / "metrics" / "frame_elements" / "parse_screen" / "runs"
+WORK = STUDY / "training" / "fe_parse_screen"
+CORPUS = STUDY / "corpus" / "framenet15_target_fes"
+
+FE = "components.frame_elements"
+# the shipped head's settings (configs/frames_stage2_fe.cfg) as a head on the frozen
+# transformer, 600 steps; dev is scored once after training, by the tuning
+BASELINE: Dict[str, Any] = {
+    f"{FE}.suggester.ngram_gap": 0,
+    f"{FE}.negative_fraction": 1.0,
+    f"{FE}.model.hidden_width": 512,
+    f"{FE}.model.token_width": 128,
+    "training.max_steps": 600,
+    "training.eval_frequency": 10000,
+}
+TARGET = {**BASELINE, f"{FE}.suggester.include_target": True, f"{FE}.model.on_target": True}
+ENUMERATE = {
+    **TARGET,
+    f"{FE}.suggester.max_ngram": 20,
+    f"{FE}.suggester.ngram_gap": None,
+    f"{FE}.model.prune_k": 40,
+}
+CONTEXT = {**ENUMERATE, f"{FE}.model.target_tokens": 64, f"{FE}.model.target_context": True}
+SETTINGS: Dict[str, Dict[str, Any]] = {
+    "baseline": BASELINE,
+    "baseline-300": {**BASELINE, "training.max_steps": 300},
+    "baseline-1200": {**BASELINE, "training.max_steps": 1200},
+    # the FE on the target: a candidate, with a feature that says so
+    "target": TARGET,
+    # every span up to 20 tokens of the window (and the subtrees, the target), pruned to
+    # the 40 best of each target by the learned pruner
+    "enumerate-prune": ENUMERATE,
+    # the target-conditioned token features with one attention layer over each window
+    "context": CONTEXT,
+    "target-context": {**TARGET, f"{FE}.model.target_tokens": 64, f"{FE}.model.target_context": True},
+    # the queries and "no FE" shifted by the target's frame definition vector
+    "target-frame-queries": {**TARGET, f"{FE}.model.frame_queries": True},
+    # the data schedule at equal steps: the full text three times per epoch; full text only
+    "target-full-text-x3": {**TARGET, "corpora.train.full_text_repeats": 3},
+    "target-full-text-only": {**TARGET, "variables.max_exemplars": 0},
+}
+
+app = typer.Typer(add_completion=False)
+
+
+@app.command("run")
+def run_cli(
+    setting: str = typer.Argument(..., help=f"One of {list(SETTINGS)}"),
+    force: bool = typer.Option(False, "--force"),
+    frames: Path = typer.Option(ROOT / "training" / "frames_final", "--frames", help="The frozen frame parser"),
+):
+    """Train one setting and fit it on dev; skipped when its JSON exists."""
+    if setting not in SETTINGS:
+        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    out_json = RUNS / f"{setting}.json"
+    if is_cached(out_json, force):
+        return
+    for path in (CORPUS / "train.spacy", CORPUS / "exemplars.spacy", frames):
+        if not path.exists():
+            raise typer.BadParameter(
+                f"{path} is missing: run `spacy project run convert-target-fes` (and the main job)"
+            )
+    overrides = dict(SETTINGS[setting])
+    paths = {
+        "paths.train": str(CORPUS / "train.spacy"),
+        "paths.dev": str(CORPUS / "dev.spacy"),
+        "paths.exemplars": str(CORPUS / "exemplars.spacy"),
+        "paths.fe_frames": str(CORPUS / "frames.json"),
+        "paths.frames": str(frames),
+    }
+    out = WORK / setting
+    start = time.time()
+    if not finished_training(out):
+        timed_train(ROOT, ROOT / "configs" / "frame_elements.cfg", out, [*setting_args({**paths, **overrides})])
+    trained = time.time()
+    gap = overrides.get(f"{FE}.suggester.ngram_gap")
+    tune_json = out / "tune_dev.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_frames",
+            "tune-fe-threshold",
+            str(out / "model-last"),
+            "--corpus",
+            str(CORPUS / "dev.spacy"),
+            "--output",
+            str(tune_json),
+            "--ngram-gap",
+            "none" if gap is None else str(gap),
+            "--max-pieces",
+            "1",
+            "--max-pieces",
+            "2",
+            "--criterion",
+            "fe_os_f",
+        ],
+        check=True,
+        cwd=STUDY,
+    )
+    tuned = srsly.read_json(tune_json)
+    best = tuned["best"]
+    one_piece = max(
+        (r for r in tuned["grid"] if r["max_pieces"] == 1 and r["decoding"] == best["decoding"]),
+        key=lambda r: r["fe_os_f"] or 0.0,
+    )
+    write_json(
+        out_json,
+        {
+            "setting": setting,
+            "overrides": overrides,
+            "dev": best,
+            "dev_one_piece": one_piece,
+            "train_minutes": round((trained - start) / 60, 1),
+            "tune_minutes": round((time.time() - trained) / 60, 1),
+        },
+    )
+    typer.echo(json.dumps(best))
+
+
+@app.command("grid")
+def grid_cli(settings: str = typer.Option(",".join(SETTINGS), "--settings", help="Comma-separated settings")):
+    """Every setting in turn; runs that exist are skipped, so the grid resumes."""
+    run_grid(
+        lambda setting, seed: run_cli(setting, force=False, frames=ROOT / "training" / "frames_final"),
+        settings.split(","),
+        [0],
+    )
+
+
+def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    keys = ("fe_os_p", "fe_os_r", "fe_os_f", "fe_p", "fe_r", "fe_f", "candidate_recall", "kept_recall")
+    header = ["setting", *keys, "pieces", "rows", "train min"]
+    table: List[str] = [" | ".join(header)]
+    for name, run in runs.items():
+        dev = run["dev"]
+        cells = [name, *(str(dev.get(k)) for k in keys), str(dev["max_pieces"]), str(dev["candidate_rows"])]
+        table.append(" | ".join(cells + [str(run["train_minutes"])]))
+    return {"runs": runs, "table": table}
+
+
+@app.command("report")
+def report_cli(
+    output: Path = typer.Option(STUDY / "metrics" / "frame_elements" / "parse_screen.json", "--output"),
+):
+    """Every run in one table (FN1.5 dev, gold frames)."""
+    report(RUNS, output, summarize, hint="run some first: python scripts/fe_parse_screen.py run baseline")
+
+
+if __name__ == "__main__":
+    app()

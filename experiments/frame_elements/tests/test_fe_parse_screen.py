@@ -1,0 +1,64 @@
+"""The frame_elements study's parse screen and suggester recall: every setting names
+config keys that the product's config or its registered functions take, and the recall
+script counts the FEs on their own target."""
+
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]  # the product (configs/)
+
+
+def test_every_screen_setting_is_a_valid_override():
+    import fe_parse_screen
+    import spacy
+    from spacy.util import registry
+
+    config = spacy.util.load_config(ROOT / "configs" / "frame_elements.cfg", interpolate=False)
+    takes = {
+        "components.frame_elements.model": registry.architectures.get("spacy-frames.FrameElementScorer.v1"),
+        "components.frame_elements.suggester": registry.misc.get("spacy-frames.fe_candidate_suggester.v1"),
+        "corpora.train": registry.readers.get("spacy-frames.FrameNetCorpus.v1"),
+    }
+    for name, setting in fe_parse_screen.SETTINGS.items():
+        for key in setting:
+            block, _, leaf = key.rpartition(".")
+            if block in takes:
+                assert leaf in inspect.signature(takes[block]).parameters, f"{name}: {key}"
+                continue
+            node = config
+            for part in key.split("."):
+                assert part in node, f"{name}: {key} is not in configs/frame_elements.cfg"
+                node = node[part]
+    # equal steps except the two slope runs
+    steps = {name: s["training.max_steps"] for name, s in fe_parse_screen.SETTINGS.items()}
+    assert {n for n, v in steps.items() if v != 600} == {"baseline-300", "baseline-1200"}
+
+
+@pytest.mark.slow
+def test_suggester_recall_counts_the_fes_on_their_target(tmp_path):
+    import fe_suggester_recall
+    import spacy
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
+
+    install_extensions()
+    nlp = spacy.blank("en")
+    doc = nlp("The new president resigned today .")
+    target = doc.char_span(8, 17, label="Leadership")
+    doc.spans["targets"] = [target]
+    doc.spans[FE_KEY] = [make_fe_span(target, 2, 3, "Leader"), make_fe_span(target, 1, 2, "Descriptor")]
+    (tmp_path / "c").mkdir()
+    DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "c" / "dev.spacy")
+    out = tmp_path / "recall.json"
+    result = CliRunner().invoke(fe_suggester_recall.app, [str(tmp_path / "c" / "dev.spacy"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    found = json.loads(out.read_text())["corpora"]["c/dev.spacy"]
+    assert found["gold_fes"] == 2 and found["gold_fes_on_target"] == 1
+    by_setting = found["by_setting"]
+    assert by_setting["4,30,True,0"]["recall"] == 50.0 and by_setting["4,30,True,0"]["on_target_recall"] == 0.0
+    assert by_setting["4,30,True,0,target"]["recall"] == 100.0
