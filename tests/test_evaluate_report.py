@@ -26,7 +26,7 @@ from spacy_frames.suggesters.frames import is_predicate
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*has no cluster centroids")]
 
 FRAME_KEYS = {"target_p", "target_r", "target_f", "frame_acc", "frame_r1", "frame_r5", "induce_bcf"}
-FE_KEYS = {"fe_p", "fe_r", "fe_f"}
+FE_KEYS = {"fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f"}
 DISCOURSE_KEYS = {"disc_l1_acc", "disc_l1_macro_f1", "disc_l2_acc", "disc_l2_macro_f1"}
 MEDIA_KEYS = {"media_micro_f1", "media_macro_f1"}
 

@@ -59,11 +59,6 @@ def evaluate_frame_elements_cli(
         ["dev"], "--split", help="FN1.5 split(s) on gold frames: dev (tuning), test (report once); repeatable"
     ),
     end_to_end: bool = Opt(False, "--end-to-end", help="Also FN1.5 test from raw text (predicted targets and frames)"),
-    open_sesame: bool = Opt(
-        False,
-        "--open-sesame",
-        help="Also open-sesame's measure (fe_os_p/r/f: per target and FE name the set of spans; Core 1, other FEs 0.5)",
-    ),
     lu_lookup: Optional[Path] = Opt(
         None,
         "--lu-lookup",
@@ -71,7 +66,7 @@ def evaluate_frame_elements_cli(
     ),
     # fmt: on
 ):
-    """Frame-element P/R/F: gold targets and frames on FN1.5 and FN1.7 dev, end to end."""
+    """Frame-element P/R/F, strict and on open-sesame's measure: gold targets and frames on FN1.5 and FN1.7 dev, end to end."""
     import srsly
 
     from ..inventory.frames import FrameInventory
@@ -87,7 +82,7 @@ def evaluate_frame_elements_cli(
     try:
         nlp = load_frame_parser(model)
         lookup = target_fe_lookup(lu_lookup, nlp.vocab) if lu_lookup is not None else None
-        options = {"open_sesame": open_sesame, "lu_lookup": lookup}
+        options = {"lu_lookup": lookup}
         result = evaluate_frame_elements(nlp, model, fn15_dir, splits, end_to_end, **options)
         if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
             # FN1.7 frames swapped into both components, nothing retrained

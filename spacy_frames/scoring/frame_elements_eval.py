@@ -9,9 +9,9 @@ Settings, each scored with the component's registered scorer through `nlp.evalua
 FN1.7 dev is scored with the FN1.7 inventory swapped into both components (no
 retraining; the caller swaps it, `spacy_frames.set_inventory`), on all targets and on the
 targets whose frame is new in 1.7.
-Opt-in (`open_sesame`): each setting also gets fe_os_p / fe_os_r / fe_os_f, open-sesame's
-labeled argument-identification measure (`score_frame_elements_open_sesame`), on the same
-predictions. Opt-in (`lu_lookup`): the scores of the predictions plus a train-LU lookup that
+Each setting gets the strict measure (fe_p / fe_r / fe_f) and open-sesame's labeled
+argument-identification measure beside it (fe_os_p / fe_os_r / fe_os_f,
+`score_frame_elements_open_sesame`), both from the registered scorer. Opt-in (`lu_lookup`): the scores of the predictions plus a train-LU lookup that
 puts on each frame span the FE FrameNet's train set most often puts on that lexical unit's
 targets (`target_fe_lookup`, `with_target_fes`), under "with_lu_lookup".
 """
@@ -57,15 +57,14 @@ def evaluate_fe(
     gold_frames: bool = True,
     batch_size: int = 32,
     *,
-    open_sesame: bool = False,
     lu_lookup: Optional[LULookup] = None,
 ) -> Dict:
-    """FE P/R/F (percent), core / non-core F, the most frequent FE names, counts, words/s;
-    with `open_sesame` also fe_os_p / fe_os_r / fe_os_f (percent); with `lu_lookup` also
+    """FE P/R/F (percent) and open-sesame's fe_os_p / fe_os_r / fe_os_f beside them, core /
+    non-core F, the most frequent FE names, counts, words/s; with `lu_lookup` also
     "with_lu_lookup": the strict and open-sesame P/R/F of the predictions plus the lookup's FEs."""
     disable = [name for name in ("frame_identifier",) if gold_frames and name in nlp.pipe_names]
     # nlp.evaluate scores copies of the examples: a scorer that keeps them gives the predictions
-    scorer = _KeepingScorer(nlp=nlp) if open_sesame or lu_lookup is not None else None
+    scorer = _KeepingScorer(nlp=nlp) if lu_lookup is not None else None
     with nlp.select_pipes(disable=disable):
         scores = nlp.evaluate(examples, batch_size=batch_size, scorer=scorer)
     per_type = scores.get("fe_per_type") or {}
@@ -74,6 +73,9 @@ def evaluate_fe(
         "fe_p": _pct(scores.get("fe_p")),
         "fe_r": _pct(scores.get("fe_r")),
         "fe_f": _pct(scores.get("fe_f")),
+        "fe_os_p": _pct(scores.get("fe_os_p")),
+        "fe_os_r": _pct(scores.get("fe_os_r")),
+        "fe_os_f": _pct(scores.get("fe_os_f")),
         "fe_core_f": _pct(scores.get("fe_core_f")),
         "fe_noncore_f": _pct(scores.get("fe_noncore_f")),
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
@@ -83,9 +85,6 @@ def evaluate_fe(
             name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top
         },
     }
-    if open_sesame:
-        inventory = nlp.get_pipe("frame_elements").inventory
-        result.update(_pcts(score_frame_elements_open_sesame(scorer.examples, inventory=inventory)))
     if lu_lookup is not None:
         component = nlp.get_pipe("frame_elements")
         looked_up = with_target_fes(scorer.examples, lu_lookup)
@@ -213,14 +212,13 @@ def evaluate_frame_elements(
     splits: Sequence[str] = ("dev",),
     end_to_end: bool = False,
     *,
-    open_sesame: bool = False,
     lu_lookup: Optional[LULookup] = None,
 ) -> Dict:
     """The FN1.5 frame_elements numbers of one trained pipeline (see the module docstring).
     `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
     `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result.
-    `open_sesame`, `lu_lookup`: see :func:`evaluate_fe`."""
-    options = {"open_sesame": open_sesame, "lu_lookup": lu_lookup}
+    `lu_lookup`: see :func:`evaluate_fe`."""
+    options = {"lu_lookup": lu_lookup}
     result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
     for split in splits:
         examples = fe_examples(nlp, fn15_dir / f"{split}.spacy")
@@ -239,13 +237,12 @@ def evaluate_frame_elements_fn17(
     fn15_dir: Path,
     fn17_dir: Path,
     *,
-    open_sesame: bool = False,
     lu_lookup: Optional[LULookup] = None,
 ) -> Dict:
     """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks, of a
-    pipeline that carries the FN1.7 inventory. `open_sesame`, `lu_lookup`: see
+    pipeline that carries the FN1.7 inventory. `lu_lookup`: see
     :func:`evaluate_fe`."""
-    options = {"open_sesame": open_sesame, "lu_lookup": lu_lookup}
+    options = {"lu_lookup": lu_lookup}
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
     result = {"fn17_dev": evaluate_fe(nlp, dev17, **options)}
