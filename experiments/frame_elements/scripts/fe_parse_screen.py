@@ -159,6 +159,41 @@ def grid_cli(settings: str = typer.Option(",".join(SETTINGS), "--settings", help
     )
 
 
+@app.command("prune-k")
+def prune_k_cli(
+    setting: str = typer.Argument(..., help="A trained setting with a pruner"),
+    k: int = typer.Argument(..., help="Rows kept per target at prediction"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """A trained setting's pruner keeping k rows per target at prediction (its ranking does
+    not depend on k, so no retraining), fitted on dev as `run` fits: what recall after
+    pruning and F a larger k buys. Writes metrics/frame_elements/parse_screen/<setting>@k<k>.json."""
+    import spacy
+
+    from spacy_frames.extensions import install_extensions
+    from spacy_frames.scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
+
+    out_json = RUNS.parent / f"{setting}@k{k}.json"
+    if is_cached(out_json, force):
+        return
+    install_extensions()
+    nlp = spacy.load(WORK / setting / "model-last")
+    pipe = nlp.get_pipe("frame_elements")
+    if not pipe.model.attrs.get("prune_k"):
+        raise typer.BadParameter(f"{setting} has no pruner")
+    pipe.model.attrs["prune_k"] = k  # the model's attrs are saved with it: set after loading
+    gap = SETTINGS[setting].get(f"{FE}.suggester.ngram_gap")
+    result = pipe.find_threshold(
+        fe_examples(nlp, CORPUS / "dev.spacy"),
+        nlp=nlp,
+        thresholds=DEFAULT_FE_THRESHOLDS,
+        ngram_gaps=[gap],
+        criterion="fe_os_f",
+    )
+    write_json(out_json, {"setting": setting, "prune_k": k, "dev": result["best"]})
+    typer.echo(json.dumps(result["best"]))
+
+
 def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
     keys = ("fe_os_p", "fe_os_r", "fe_os_f", "fe_p", "fe_r", "fe_f", "candidate_recall", "kept_recall")
     header = ["setting", *keys, "pieces", "rows", "train min"]
