@@ -388,7 +388,7 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
             model, pooled, target_tokens.batch_pairs(tt_docs, tt_tokens, tt_targets), is_train
         )
         extra_feats = ops.xp.concatenate([extra_feats, tt_feats[kept_xp]], axis=1)
-        n_tt = tt_feats.shape
+        tt_shape = tt_feats.shape
     if not is_train and _first_layer(span_mlp) is not None:
         hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, span_vecs * target_vecs, extra_feats), None
     else:
@@ -478,7 +478,7 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         for g, i in enumerate(idx[2:]):
             ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
         if bp_tt is not None:
-            d_tt = ops.alloc2f(*n_tt)
+            d_tt = ops.alloc2f(*tt_shape)
             d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * w + n_static :]
             bp_tt(d_tt, d_pooled)
         if bp_prune is not None and d_prune is not None:

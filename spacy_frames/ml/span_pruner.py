@@ -29,9 +29,9 @@ def init_params(model: Model, width: int, n_groups: int, n_feats: int) -> None:
     """n_groups pooled vectors per row (span, target, first, last) plus the product."""
     if not model.has_param("prune_W"):
         rng = numpy.random.default_rng(2)
-        n_vectors = n_groups - 1 + 1  # every group but the target, and the span-target product
+        # a vector per group but the target, and one for the span-target product
         model.set_param(
-            "prune_W", model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(width), (n_vectors, width)).astype("f"))
+            "prune_W", model.ops.asarray2f(rng.normal(0, 1 / numpy.sqrt(width), (n_groups, width)).astype("f"))
         )
         model.set_param("prune_v", model.ops.alloc1f(n_feats))
         model.set_param("prune_b", model.ops.alloc1f(1))

@@ -13,7 +13,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..extensions import fe_target_id
-from ..scoring.frame_elements import score_frame_elements, score_frame_elements_open_sesame
+from ..scoring.frame_elements import score_frame_elements
 
 
 class FEFittingMixin:
@@ -63,10 +63,7 @@ class FEFittingMixin:
                     for chunk, prediction in predictions:
                         self.set_annotations(chunk, prediction)
                     scored = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
-                    scores = {
-                        **score_frame_elements(scored, component=self),
-                        **score_frame_elements_open_sesame(scored, inventory=self.inventory),
-                    }
+                    scores = score_frame_elements(scored, component=self)  # both measures
                     rows.append(
                         {
                             "ngram_gap": gap,

@@ -329,7 +329,7 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         ]
         index_array = numpy.concatenate(index) if index else numpy.zeros(0, dtype="int64")
         width = self.model.get_param("fe_vectors").shape[1]
-        vectors = self._owner.frame_definition_vectors(list(names)) if names else numpy.zeros((0, width), "f")
+        vectors = self._require_owner().frame_definition_vectors(list(names)) if names else numpy.zeros((0, width), "f")
         return index_array, numpy.asarray(vectors, dtype="float32")
 
     def _scores(

@@ -21,6 +21,7 @@ from ..extensions import FE_KEY, TARGETS_KEY
 from .prf import prf
 
 FETuple = Tuple[int, int, int, int, str]
+OPEN_SESAME_KEYS = ("fe_os_p", "fe_os_r", "fe_os_f")
 
 
 def fe_tuples(doc: Doc, fe_key: str = FE_KEY) -> Dict[FETuple, Optional[str]]:
@@ -120,9 +121,8 @@ def score_frame_elements_open_sesame(
                 totals["tp"] += weight if pred_names.get(name) == spans else 0.0
             totals["pred"] += sum(_os_weight(core, name) for name in pred_names)
     if not n_docs:
-        return {"fe_os_p": None, "fe_os_r": None, "fe_os_f": None}
-    p, r, f = prf(totals["tp"], totals["pred"], totals["gold"])
-    return {"fe_os_p": p, "fe_os_r": r, "fe_os_f": f}
+        return dict.fromkeys(OPEN_SESAME_KEYS)
+    return dict(zip(OPEN_SESAME_KEYS, prf(totals["tp"], totals["pred"], totals["gold"])))
 
 
 def _inventory_of(component):

@@ -11,8 +11,8 @@ retraining; the caller swaps it, `spacy_frames.set_inventory`), on all targets a
 targets whose frame is new in 1.7.
 Each setting gets the strict measure (fe_p / fe_r / fe_f) and open-sesame's labeled
 argument-identification measure beside it (fe_os_p / fe_os_r / fe_os_f,
-`score_frame_elements_open_sesame`), both from the registered scorer. Opt-in (`lu_lookup`): the scores of the predictions plus a train-LU lookup that
-puts on each frame span the FE FrameNet's train set most often puts on that lexical unit's
+`score_frame_elements_open_sesame`), both from the registered scorer. Opt-in (`lu_lookup`):
+the scores of the predictions plus a train-LU lookup that puts on each frame span the FE FrameNet's train set most often puts on that lexical unit's
 targets (`target_fe_lookup`, `with_target_fes`), under "with_lu_lookup".
 """
 
@@ -30,7 +30,7 @@ from spacy.vocab import Vocab
 from ..corpora.readers import create_framenet_reader
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions, make_fe_span
 from ..inventory.frames import FrameInventory
-from .frame_elements import fe_tuples, score_frame_elements, score_frame_elements_open_sesame
+from .frame_elements import OPEN_SESAME_KEYS, fe_tuples, score_frame_elements
 from .frames_eval import renaming_into
 
 LULookup = Dict[Tuple[str, str], str]
@@ -73,9 +73,7 @@ def evaluate_fe(
         "fe_p": _pct(scores.get("fe_p")),
         "fe_r": _pct(scores.get("fe_r")),
         "fe_f": _pct(scores.get("fe_f")),
-        "fe_os_p": _pct(scores.get("fe_os_p")),
-        "fe_os_r": _pct(scores.get("fe_os_r")),
-        "fe_os_f": _pct(scores.get("fe_os_f")),
+        **{key: _pct(scores.get(key)) for key in OPEN_SESAME_KEYS},
         "fe_core_f": _pct(scores.get("fe_core_f")),
         "fe_noncore_f": _pct(scores.get("fe_noncore_f")),
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
@@ -88,11 +86,8 @@ def evaluate_fe(
     if lu_lookup is not None:
         component = nlp.get_pipe("frame_elements")
         looked_up = with_target_fes(scorer.examples, lu_lookup)
-        strict = score_frame_elements(looked_up, component=component)
-        result["with_lu_lookup"] = {
-            **{key: _pct(strict[key]) for key in ("fe_p", "fe_r", "fe_f")},
-            **_pcts(score_frame_elements_open_sesame(looked_up, inventory=component.inventory)),
-        }
+        both = score_frame_elements(looked_up, component=component)
+        result["with_lu_lookup"] = {key: _pct(both[key]) for key in ("fe_p", "fe_r", "fe_f", *OPEN_SESAME_KEYS)}
     return result
 
 
@@ -167,10 +162,6 @@ def _n_gold_fes(eg: Example) -> int:
 
 def _pct(value):
     return None if value is None else round(100 * value, 2)
-
-
-def _pcts(scores: Dict) -> Dict:
-    return {key: _pct(value) for key, value in scores.items()}
 
 
 def restrict_targets(examples: List[Example], keep) -> List[Example]:
