@@ -131,9 +131,12 @@ def run_cli(
     )
     tuned = srsly.read_json(tune_json)
     best = tuned["best"]
-    one_piece = max(
-        (r for r in tuned["grid"] if r["max_pieces"] == 1 and r["decoding"] == best["decoding"]),
-        key=lambda r: r["fe_os_f"] or 0.0,
+    one_piece, two_pieces = (
+        max(
+            (r for r in tuned["grid"] if r["max_pieces"] == n and r["decoding"] == best["decoding"]),
+            key=lambda r: r["fe_os_f"] or 0.0,
+        )
+        for n in (1, 2)
     )
     write_json(
         out_json,
@@ -142,6 +145,7 @@ def run_cli(
             "overrides": overrides,
             "dev": best,
             "dev_one_piece": one_piece,
+            "dev_two_pieces": two_pieces,
             "train_minutes": round((trained - start) / 60, 1),
             "tune_minutes": round((time.time() - trained) / 60, 1),
         },
