@@ -10,12 +10,8 @@
 
 The work is done by spacy_frames.corpora.framenet_convert; this only parses arguments, prints
 the summary and merges it into the summary JSON (key "framenet15" / "framenet17").
-``--keep-target-fes`` keeps the FEs FrameNet puts on (or over) their target in the gold;
-write such a corpus to its own directory (the default corpora skip them), e.g.
-
-    python scripts/convert_framenet.py fn15 assets/framenet/fndata-1.5.zip \
-        assets/framenet/splits/fulltext_doc_splits_das2014_opensesame.json \
-        corpus/framenet15_target_fes --exemplar-limit 0 --keep-target-fes
+The gold keeps every overt FE FrameNet annotates, those on (or over) their own target
+included (*president* is the Leader of Leadership); ``--drop-target-fes`` skips them.
 """
 
 from pathlib import Path
@@ -92,7 +88,7 @@ def fn15_cli(
     output_dir: Path = Arg(..., help="Output directory for {train,dev,test,exemplars}.spacy and frames.json"),
     exemplar_limit: Optional[int] = Opt(None, "--exemplar-limit", help="Convert at most this many exemplar sentences"),
     summary: Optional[Path] = Opt(None, "--summary", help="JSON file to merge the summary into (key 'framenet15')"),
-    keep_target_fes: bool = Opt(False, "--keep-target-fes", help="Keep the FEs that overlap their target in the gold (another output directory)"),
+    keep_target_fes: bool = Opt(True, "--keep-target-fes/--drop-target-fes", help="Keep the FEs FrameNet puts on (or over) their own target in the gold (the default); --drop-target-fes skips them"),
 ):
     # fmt: on
     """Convert FrameNet 1.5: full text (Das et al. split), exemplars and the inventory."""
@@ -112,7 +108,7 @@ def fn17_cli(
     output_dir: Path = Arg(..., help="Output directory for dev.spacy and frames.json"),
     fn15_frames: Optional[Path] = Opt(None, "--fn15-frames", help="FN1.5 frames.json, to count targets with frames / LUs new in 1.7"),
     summary: Optional[Path] = Opt(None, "--summary", help="JSON file to merge the summary into (key 'framenet17')"),
-    keep_target_fes: bool = Opt(False, "--keep-target-fes", help="Keep the FEs that overlap their target in the gold (another output directory)"),
+    keep_target_fes: bool = Opt(True, "--keep-target-fes/--drop-target-fes", help="Keep the FEs FrameNet puts on (or over) their own target in the gold (the default); --drop-target-fes skips them"),
 ):
     # fmt: on
     """Convert FrameNet 1.7: the open-sesame dev set and the 1.7 inventory."""

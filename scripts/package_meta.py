@@ -56,7 +56,7 @@ SCORES: List[Score] = [
     ],
     *[
         Score(k, ELEMENTS, f"fn15_test.{k}", 0.01, "FrameNet 1.5 test, gold targets and frames", "evaluate")
-        for k in ("fe_p", "fe_r", "fe_f")
+        for k in ("fe_os_p", "fe_os_r", "fe_os_f", "fe_p", "fe_r", "fe_f")
     ],
     Score(
         "fe_f_end_to_end",

@@ -91,9 +91,14 @@ def test_open_sesame_fe_bio():
     stats: Counter = Counter()
     doc = sentence_to_doc(Vocab(), congress, stats=stats)
     leader, at_least = doc.spans[TARGETS_KEY]
-    # Leader = "congressman" and Denoted_quantity = "At least" are their targets: skipped
-    assert fe_view(leader) == []
-    assert fe_view(at_least) == [("one other congressman", "Individuals")]
+    # Leader = "congressman" and Denoted_quantity = "At least" are their targets: kept
+    assert fe_view(leader) == [("congressman", "Leader")]
+    assert fe_view(at_least) == [("At least", "Denoted_quantity"), ("one other congressman", "Individuals")]
+    assert stats["fe_on_target"] == 2 and stats["fe_on_target_coincident"] == 2
+    stats = Counter()
+    doc = sentence_to_doc(Vocab(), congress, stats=stats, keep_target_fes=False)
+    leader, at_least = doc.spans[TARGETS_KEY]
+    assert fe_view(leader) == [] and fe_view(at_least) == [("one other congressman", "Individuals")]
     assert stats["fe_skipped_overlaps_target"] == 2 and stats["fe_overlaps_target_coincident"] == 2
     (sample,) = list(iter_open_sesame_sentences(SAMPLE_CONLL))  # 15 columns: FE BIO = column 15
     assert [(fe.name, sample.text[fe.start : fe.end]) for fe in sample.targets[0].elements][0] == (
@@ -108,7 +113,8 @@ def test_open_sesame_fe_bio():
 def test_sentence_to_doc_frame_elements(sentences, inventory):
     vocab = Vocab()
     stats: Counter = Counter()
-    docs = [sentence_to_doc(vocab, s, frames=inventory, stats=stats) for s in sentences]
+    # the FEs on their own target skipped here (their default is tested below)
+    docs = [sentence_to_doc(vocab, s, frames=inventory, stats=stats, keep_target_fes=False) for s in sentences]
     by_start = {doc.text[:10]: doc for doc in docs}
     qn = by_start["QN : Will "]
     chem, bio = qn.spans[TARGETS_KEY]
@@ -169,7 +175,9 @@ def test_targets_unchanged_by_frame_elements(sentences, inventory):
 def test_fes_of_skipped_targets_counted(sentences):
     stats: Counter = Counter()
     doc = sentence_to_doc(Vocab(), by_text(sentences, "A lot of car alarms"), frames={"Vehicle"}, stats=stats)
-    assert [sp.label_ for sp in doc.spans[TARGETS_KEY]] == ["Vehicle"] and len(doc.spans[FE_KEY]) == 0
+    # only the Vehicle FE on "car" itself is left: the FEs of the skipped Quantity are counted
+    assert [sp.label_ for sp in doc.spans[TARGETS_KEY]] == ["Vehicle"]
+    assert [(fe.text, fe.label_) for fe in doc.spans[FE_KEY]] == [("car", "Vehicle")]
     assert stats["fe_skipped_of_skipped_targets"] == 2  # Quantity's two FEs
     assert stats["skipped_targets"] == 1  # the targets' own counts are as before
 
@@ -202,7 +210,7 @@ def test_skip_rules_on_handmade_sentence():
     )
     again = FrameTarget("Giving", "give.v", [(4, 8)], 2, [FrameElement("Donor", 25, 28)])  # 2nd set, same target
     stats: Counter = Counter()
-    doc = sentence_to_doc(Vocab(), handmade([giving, again]), stats=stats)
+    doc = sentence_to_doc(Vocab(), handmade([giving, again]), stats=stats, keep_target_fes=False)
     first, second = doc.spans[TARGETS_KEY]
     assert (
         fe_view(first)
@@ -232,7 +240,7 @@ def test_skip_rules_on_handmade_sentence():
     assert summary["null_instantiations"] == {"CNI": 1, "DNI": 0, "INI": 1, "INC": 0}
 
 
-def test_fes_on_the_target_are_kept_on_request(tmp_path):
+def test_fes_on_the_target_are_kept_by_default(tmp_path):
     # "The president resigned": the Leader of Leadership is the target itself; "chief
     # executive" is a two-word target whose FE "executive" (Role) overlaps it
     text = "The president and chief executive resigned ."
@@ -243,8 +251,8 @@ def test_fes_on_the_target_are_kept_on_request(tmp_path):
     resigned = FrameTarget("Quitting", "resign.v", [(34, 42)], 3, [FrameElement("Employee", 0, 33)])
     sentence = FrameSentence("h", 1, text, whitespace_tokens(text), [president, chief, resigned])
     stats: Counter = Counter()
-    default = sentence_to_doc(Vocab(), sentence, stats=stats)
-    assert [fe_view(t) for t in default.spans[TARGETS_KEY]] == [
+    dropped = sentence_to_doc(Vocab(), sentence, stats=stats, keep_target_fes=False)
+    assert [fe_view(t) for t in dropped.spans[TARGETS_KEY]] == [
         [],
         [],
         [("The president and chief executive", "Employee")],
@@ -254,7 +262,7 @@ def test_fes_on_the_target_are_kept_on_request(tmp_path):
     assert "on_target" not in summary
 
     stats = Counter()
-    doc = sentence_to_doc(Vocab(), sentence, stats=stats, keep_target_fes=True)
+    doc = sentence_to_doc(Vocab(), sentence, stats=stats)
     expected = [
         [("president", "Leader")],
         [("chief executive", "Leader"), ("executive", "Role")],
@@ -422,7 +430,7 @@ def test_fn17_inventory_frame_elements():
 
 
 def test_conversion_summaries_have_frame_elements(fn15_zip, tmp_path):
-    summary = convert_framenet15(fn15_zip, SPLITS, tmp_path / "fn15", progress=False)
+    summary = convert_framenet15(fn15_zip, SPLITS, tmp_path / "fn15", progress=False, keep_target_fes=False)
     train, dev, test, ex = (summary[k]["frame_elements"] for k in ("train", "dev", "test", "exemplars"))
     assert (train["spans"], dev["spans"], test["spans"], ex["spans"]) == (6, 2, 2, 0)
     assert ex["skipped"]["overlaps_target"] == 2 and test["null_instantiations"]["INI"] == 1
@@ -436,7 +444,12 @@ def test_conversion_summaries_have_frame_elements(fn15_zip, tmp_path):
     assert FrameInventory().from_disk(tmp_path / "fn15" / "frames.json").fe_counts() == summary["frame_elements"]
 
     fn17 = convert_framenet17(
-        FN17_FRAMES, FN17_LEXICON, FN17_CONLL, tmp_path / "fn17", fn15_inventory=read_fn15_inventory(fn15_zip)
+        FN17_FRAMES,
+        FN17_LEXICON,
+        FN17_CONLL,
+        tmp_path / "fn17",
+        fn15_inventory=read_fn15_inventory(fn15_zip),
+        keep_target_fes=False,
     )
     fe = fn17["dev"]["frame_elements"]
     assert (fe["annotated"], fe["spans"], fe["skipped"]["overlaps_target"]) == (8, 3, 5)
@@ -465,7 +478,7 @@ def test_real_fe_definitions_and_dev_fes():
     stats: Counter = Counter()
     vocab = Vocab()
     for sentence in iter_fulltext_sentences(REAL / "fndata-1.5.zip", split["dev_files"]):
-        sentence_to_doc(vocab, sentence, frames=fn15, stats=stats)
+        sentence_to_doc(vocab, sentence, frames=fn15, stats=stats, keep_target_fes=False)
     dev = fe_summary(stats)
     assert (dev["annotated"], dev["spans"], dev["skipped"]["overlaps_target"]) == (4060, 3170, 870)
     assert dev["null_instantiations"] == {"CNI": 113, "DNI": 231, "INI": 383, "INC": 1}

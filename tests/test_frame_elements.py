@@ -533,11 +533,11 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     assert set(rows) == {None, 2, 0} and rows[0] < rows[None]
     assert nlp.config["components"]["frame_elements"]["suggester"]["ngram_gap"] == sweep["best"]["ngram_gap"]
     assert nlp.get_pipe("frame_elements").suggester.keywords["ngram_gap"] == sweep["best"]["ngram_gap"]
-    best = [r for r in sweep["grid"] if r["fe_f"] == sweep["best"]["fe_f"]]
+    best = [r for r in sweep["grid"] if r["fe_os_f"] == sweep["best"]["fe_os_f"]]
     assert sweep["best"]["candidate_rows"] == min(r["candidate_rows"] for r in best)
     # both measures in every row, both piece settings, and the suggester's recall of the
     # gold FEs (on the target included: "gift"), before and after pruning (prune_k 8)
-    assert {row["max_pieces"] for row in sweep["grid"]} == {1, 2} and sweep["best"]["criterion"] == "fe_f"
+    assert {row["max_pieces"] for row in sweep["grid"]} == {1, 2} and sweep["best"]["criterion"] == "fe_os_f"
     assert all(row["fe_os_f"] is not None for row in sweep["grid"])
     by_gap = {row["ngram_gap"]: row for row in sweep["grid"]}
     assert by_gap[None]["candidate_recall"] == 100.0 and by_gap[0]["candidate_recall"] >= by_gap[0]["kept_recall"]

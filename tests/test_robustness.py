@@ -210,6 +210,7 @@ def damaged_dir(tiny_frames_trf, tmp_path):
     "rel,how",
     [
         *[(f"{name}/model", _truncate) for name in OUR_COMPONENTS],
+        ("transformer/model", _truncate),  # the shared transformer: our architecture's loader
         ("frame_identifier/model", "delete"),
         ("media_framer/cfg", _garbage),
         ("frame_elements/fe_table", _truncate),

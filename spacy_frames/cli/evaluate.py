@@ -24,6 +24,11 @@ def evaluate_cli(
         False, "--gold-targets", help="Give the pipeline the gold targets (frames on gold targets; no target P/R/F)"
     ),
     batch_size: Optional[int] = Opt(None, "--batch-size", help="Default: the pipeline's nlp.batch_size"),
+    inventory: Optional[str] = Opt(
+        None,
+        "--inventory",
+        help="Frame inventory to score under: a release the pipeline carries (framenet15, framenet17) or a frames.json; default: the pipeline's own",
+    ),
     # fmt: on
 ):
     """Score a pipeline on gold data: one row per score the data and the pipeline allow, and words/s."""
@@ -36,7 +41,14 @@ def evaluate_cli(
     try:
         check_data(data_path)  # before the (slow) model load
         use_gpu(gpu_id)
-        report = evaluate_report(spacy.load(model), data_path, gold_targets=gold_targets, batch_size=batch_size)
+        nlp = spacy.load(model)
+        if inventory is not None:
+            from ..pipeline.inventory_ops import set_inventory
+
+            set_inventory(nlp, inventory)
+        report = evaluate_report(nlp, data_path, gold_targets=gold_targets, batch_size=batch_size)
+        if "frame_inventory" in nlp.meta:
+            report["frame_inventory"] = nlp.meta["frame_inventory"]
     except (OSError, ValueError) as err:
         _fail(err)
     print_report(report)

@@ -1,4 +1,5 @@
-"""`spacy-frames half-storage`: a packaged pipeline's own encoder weights in float16."""
+"""Packaging commands: `spacy-frames half-storage` (a pipeline's own encoder weights in float16)
+and `spacy-frames releases` (the frame inventories a pipeline carries)."""
 
 from pathlib import Path
 from typing import List, Optional
@@ -28,3 +29,46 @@ def half_storage_cli(
     except (OSError, ValueError) as err:
         _fail(err)
     typer.echo(json.dumps(result, indent=1))
+
+
+@app.command("releases")
+def releases_cli(
+    # fmt: off
+    model: Path = Arg(..., help="Pipeline directory with frame_identifier (rewritten in place unless --output)"),
+    current: Optional[str] = Opt(
+        None, "--current", help="Store the active inventory, with its trained frame memory, under this release name"
+    ),
+    add: List[str] = Opt([], "--add", help="NAME=frames.json: carry this inventory as release NAME (repeat)"),
+    use: Optional[str] = Opt(None, "--use", help="Release to make active (the pipeline's default)"),
+    output: Optional[Path] = Opt(None, "--output", "-o", help="Save here instead"),
+    # fmt: on
+):
+    """Carry frame inventories inside a pipeline by release name, so that
+    `spacy_frames.set_inventory(nlp, NAME)` works on the installed pipeline, and choose the
+    active one."""
+    import json
+
+    import spacy
+
+    from ..extensions import install_extensions
+    from ..inventory.frames import FrameInventory
+    from ..pipeline.inventory_ops import _identifier, inventory_meta, set_inventory
+
+    try:
+        pairs = [item.split("=", 1) for item in add]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError(f"--add takes NAME=frames.json, got {add}")
+        install_extensions()
+        nlp = spacy.load(model)
+        identifier = _identifier(nlp)
+        if current is not None:
+            identifier.store_release(current)
+        for name, path in pairs:
+            identifier.store_release(name, FrameInventory().from_disk(path))
+        if use is not None:
+            set_inventory(nlp, use)
+        nlp.meta["frame_inventory"] = inventory_meta(identifier)
+        nlp.to_disk(output or model)
+    except (OSError, ValueError, KeyError) as err:
+        _fail(err)
+    typer.echo(json.dumps(nlp.meta["frame_inventory"], indent=1))

@@ -101,7 +101,7 @@ def tune_fe_threshold_cli(
         [1], "--max-pieces", help="Most spans per FE of a target to try (repeat: --max-pieces 1 --max-pieces 2)"
     ),
     criterion: str = Opt(
-        "fe_f", "--criterion", help="What to maximise: fe_f (exact span and name) or fe_os_f (open-sesame's measure)"
+        "fe_os_f", "--criterion", help="What to maximise: fe_os_f (open-sesame's measure) or fe_f (exact span and name)"
     ),
     # fmt: on
 ):

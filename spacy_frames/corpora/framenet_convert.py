@@ -69,7 +69,7 @@ def _write_docbin(
     frames: Optional[Container[str]],
     stats: Counter,
     docs_seen: Optional[Set[str]] = None,
-    keep_target_fes: bool = False,
+    keep_target_fes: bool = True,
 ) -> None:
     # Docs are serialized into the DocBin as they come and not kept: memory is the DocBin's
     # token arrays + strings (a few hundred MB for all exemplars), not 154k Doc objects.
@@ -93,7 +93,7 @@ def convert_framenet15(
     exemplar_limit: Optional[int] = None,
     *,
     progress: bool = True,
-    keep_target_fes: bool = False,
+    keep_target_fes: bool = True,
 ) -> Dict[str, Any]:
     """Write ``{train,dev,test}.spacy`` (full text, Das et al. split), ``exemplars.spacy``
     (LU exemplars, at most ``exemplar_limit``) and ``frames.json`` (the FN1.5 inventory)
@@ -166,7 +166,7 @@ def convert_framenet17(
     output_dir: PathLike,
     fn15_inventory: Union[FrameInventory, PathLike, None] = None,
     *,
-    keep_target_fes: bool = False,
+    keep_target_fes: bool = True,
 ) -> Dict[str, Any]:
     """Write ``dev.spacy`` (the open-sesame FN1.7 dev CoNLL) and ``frames.json`` (the FN1.7
     inventory) into ``output_dir``; return the summary.

@@ -27,12 +27,11 @@ overlaps_target + unaligned + duplicate_target + duplicate``:
 
 - null instantiations (``CNI``/``DNI``/``INI``/``INC`` labels without offsets): counted per
   type, never spans, not scored (open-sesame's CoNLL, the FN1.7 dev set, has none).
-- FEs overlapping a token of the target (``overlaps_target``; of them, ``coincident``: the
-  FE is exactly the target, as the ``Weapon`` FE of "weapon"): skipped, not gold. The
-  component never predicts an FE over its own target. With ``keep_target_fes`` they are
-  kept as FE spans (an FE span may then equal or overlap its target) and counted as
-  ``on_target`` (of them ``on_target_coincident``) instead, for scoring against every FE
-  FrameNet annotates.
+- FEs overlapping a token of the target (of them, ``coincident``: the FE is exactly the
+  target, as the ``Weapon`` FE of "weapon"): kept as FE spans (an FE span may then equal or
+  overlap its target; frame_elements predicts them) and counted as ``on_target`` (of them
+  ``on_target_coincident``). With ``keep_target_fes=False`` they are skipped instead and
+  counted as ``overlaps_target`` (``overlaps_target_coincident``).
 - FEs that cannot be put on tokens (``unaligned``: outside the text or empty after
   trimming whitespace): skipped. Offsets inside a token are expanded to the whole token
   and kept (``expanded``).
@@ -171,7 +170,7 @@ def set_gold_frame_elements(
     ],
     stats: Counter,
     *,
-    keep_target_fes: bool = False,
+    keep_target_fes: bool = True,
 ) -> None:
     """Write ``doc.spans["frame_elements"]``: the FEs of each (target span, target parts,
     overt FEs, null instantiations), linked to their target (see the module docstring for

@@ -438,7 +438,7 @@ def sentence_to_doc(
     *,
     frames: Optional[Container[str]] = None,
     stats: Optional[Counter] = None,
-    keep_target_fes: bool = False,
+    keep_target_fes: bool = True,
 ) -> Doc:
     """A ``Doc`` of one sentence with its targets in ``doc.spans["targets"]``.
 

@@ -104,7 +104,58 @@ def build_transformer_model(
         name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config
     )
     model.replace_callbacks(capped_transformer_forward, init=checked_transformer_init)
+    model.__class__ = shared_transformer_class()  # its weights' loader names the file
     return model
+
+
+def shared_transformer_class() -> type:
+    """spacy-transformers' TransformerModel whose `from_bytes` names the file it reads
+    (`transformer/model`) when the weights cannot be read, instead of msgpack's bare
+    "Unpack failed: incomplete input". Made on first use: spacy-transformers imports torch."""
+    global _SHARED_TRANSFORMER_CLASS
+    if _SHARED_TRANSFORMER_CLASS is None:
+        from spacy_transformers.layers.transformer_model import TransformerModel
+
+        class SharedTransformerModel(TransformerModel):
+            __slots__ = ()
+
+            def from_bytes(self, bytes_data: bytes) -> "SharedTransformerModel":
+                try:
+                    return super().from_bytes(bytes_data)
+                except Exception as err:
+                    from ..errors import model_data_error
+
+                    raise model_data_error(_file_being_read(), err) from err
+
+        SharedTransformerModel.__module__ = __name__
+        SharedTransformerModel.__qualname__ = "SharedTransformerModel"
+        _SHARED_TRANSFORMER_CLASS = SharedTransformerModel
+    return _SHARED_TRANSFORMER_CLASS
+
+
+_SHARED_TRANSFORMER_CLASS = None
+
+
+def _file_being_read():
+    """The file spaCy's `util.from_disk` is reading for a caller up the stack (the
+    innermost one), else what is read in words (`nlp.from_bytes`)."""
+    import sys
+
+    from spacy import util
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is util.from_disk.__code__ and "key" in frame.f_locals:
+            return Path(frame.f_locals["path"]) / frame.f_locals["key"]
+        frame = frame.f_back
+    return "the shared transformer's weights (transformer/model)"
+
+
+def __getattr__(name: str):
+    # pickle finds the class by name in a fresh process (spawned workers)
+    if name == "SharedTransformerModel":
+        return shared_transformer_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def checked_transformer_init(model: Model, X: Optional[List[Doc]] = None, Y=None):

@@ -14,7 +14,7 @@ bare message.
 """
 
 from pathlib import Path
-from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tuple
 
 import srsly
 from spacy import util
@@ -24,6 +24,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
+from ..errors import ModelDataError, model_data_error  # noqa: F401 (re-exported for the components)
 from ..extensions import install_extensions
 from ..ml.layers import consume_grad
 from ..ml.transformer import cap_wordpieces
@@ -32,26 +33,6 @@ from ..ml.transformer import cap_wordpieces
 StateIO = Tuple[Callable[[], bytes], Callable[[bytes], Any], Callable[[Any], None], Callable[[Any], Any]]
 # a parameter of a model: (node id, parameter name), as the optimizer keys it
 ParamKey = Tuple[int, str]
-
-
-class ModelDataError(OSError, ValueError):
-    """A file of a saved pipeline could not be read. An OSError and a ValueError (as
-    io.UnsupportedOperation is), so callers catching either report it cleanly."""
-
-
-def model_data_error(where: Union[str, Path], err: BaseException) -> ModelDataError:
-    """The error for `where` (a file, or what was read) that failed with `err`."""
-    inner = getattr(err, "filename", None) if isinstance(err, FileNotFoundError) else None
-    if inner and Path(inner) != Path(where):
-        reason = f"{inner} is missing"
-    elif isinstance(err, FileNotFoundError) or isinstance(where, Path) and not where.exists():
-        reason = "the file is missing"
-    else:
-        reason = f"{type(err).__name__}: {str(err).strip() or 'no details'}".rstrip(".")
-    return ModelDataError(
-        f"Could not read {where}: {reason}. The model directory is damaged or incomplete: "
-        "reinstall the package or retrain it."
-    )
 
 
 def _reading(reader: Callable[[Path], Any]) -> Callable[[Path], Any]:

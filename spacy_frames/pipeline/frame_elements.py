@@ -64,6 +64,7 @@ reduction = "mean"
 dropout = 0.1
 learn_fe_vectors = true
 token_width = 128
+on_target = true
 """ + default_tok2vec_config(384)
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
@@ -97,14 +98,15 @@ MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long d
             "window": 30,
             "subtrees": True,
             "ngram_gap": 0,
+            "include_target": True,
         },
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
     },
     default_score_weights={
-        "fe_f": 1.0,
+        "fe_os_f": 1.0,
+        "fe_f": 0.0,
         "fe_p": 0.0,
         "fe_r": 0.0,
-        "fe_os_f": 0.0,
         "fe_core_f": None,
         "fe_noncore_f": None,
     },

@@ -46,6 +46,7 @@ from ..suggesters.frames import (
 )
 from .base import FramesPipe, default_tok2vec_config
 from .frame_memory import parse_rule, predict_memory
+from .releases import ReleasesMixin, StoredReleases
 from .sharing import skip_batch, tie_to_transformer
 from .target_calibration import TargetCalibration, candidate_key, resolve_overlaps
 
@@ -192,7 +193,7 @@ def make_frame_identifier_scorer() -> Callable:
     return score_frame_identification
 
 
-class FrameIdentifier(FramesPipe):
+class FrameIdentifier(ReleasesMixin, FramesPipe):
     """Label frame-evoking targets with FrameNet frames (see module docstring)."""
 
     def __init__(
@@ -253,6 +254,7 @@ class FrameIdentifier(FramesPipe):
         self._rng = random.Random(0)
         self._tied_to_transformer = False  # frame encoder = the shared transformer's torch module
         self.target_calibration = TargetCalibration()  # fitted by tune-detection --train
+        self.releases = StoredReleases()  # the inventories carried by release name (releases.py)
         # spaCy links a listened-to component with its listeners (`Language._link_components`:
         # on add_pipe, initialize and loading) through these attributes (spacy.ty's
         # ListenedToComponent). frame_identifier has no thinc listeners (listener_map stays
@@ -469,18 +471,34 @@ class FrameIdentifier(FramesPipe):
         self._ensure_index()
         return self.index.base[self.index.rows(names)]
 
-    def _refresh_frame_vectors(self, carried: Optional[Dict[str, str]] = None) -> None:
+    def _refresh_frame_vectors(
+        self,
+        carried: Optional[Dict[str, str]] = None,
+        stored: Optional[Dict[str, numpy.ndarray]] = None,
+        stored_base: Optional[Dict[str, numpy.ndarray]] = None,
+    ) -> None:
         """Encode every frame of the inventory; learned memory offsets are kept by frame
-        name, or as `carried` says (new name -> old name: `carried_frames`)."""
+        name, or as `carried` says (new name -> old name: `carried_frames`). A stored
+        release's own rows (frame name -> row) come first: `stored` (memory) and
+        `stored_base` (definition vectors, not encoded again)."""
         names = self.inventory.names
         residual = None
-        base = self._encode_frames(names)
+        stored_base = stored_base or {}
+        missing = [n for n in names if n not in stored_base]
+        encoded = dict(zip(missing, self._encode_frames(missing))) if missing else {}
+        base = numpy.array([stored_base[n] if n in stored_base else encoded[n] for n in names], dtype="float32")
+        if not names:
+            base = self._encode_frames(names)  # (0, width)
         memory = self._memory()
         if memory is not None and names:
             old = dict(zip(self.index.names, memory))
             source = carried if carried is not None else {n: n for n in names}
+            stored = stored or {}
             residual = numpy.stack(
-                [old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32")) for n in names]
+                [
+                    stored[n] if n in stored else old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32"))
+                    for n in names
+                ]
             )
             if carried is not None:  # a swapped-in inventory: its frames without memory (zero rows) get one
                 residual = predict_memory(base, residual, ~residual.any(axis=1), self.cfg["new_frame_memory"])
@@ -668,6 +686,12 @@ class FrameIdentifier(FramesPipe):
                 lambda p: self.set_inventory(FrameInventory().from_disk(p), reindex=False),
             ),
             "frame_index": (self.index.to_bytes, self.index.from_bytes, self.index.to_disk, self.index.from_disk),
+            "releases": (
+                self.releases.to_bytes,
+                self.releases.from_bytes,
+                self.releases.to_disk,
+                self.releases.from_disk,
+            ),
             "target_calibration": (
                 self.target_calibration.to_bytes,
                 self.target_calibration.from_bytes,
@@ -708,20 +732,30 @@ class FrameIdentifier(FramesPipe):
 
         return fit_target_calibration(nlp, dev, train, name=self.name)
 
-    def set_inventory(self, inventory: FrameInventory, reindex: bool = True) -> None:
+    def set_inventory(
+        self,
+        inventory: FrameInventory,
+        reindex: bool = True,
+        memory: Optional[Dict[str, numpy.ndarray]] = None,
+        base: Optional[Dict[str, numpy.ndarray]] = None,
+    ) -> None:
         """Use another frame inventory (e.g. FrameNet 1.7's): frames, lexicon and
         relations are replaced and every definition is encoded (no retraining). A frame's
         learned memory follows it by FrameNet frame ID when the two releases share IDs
-        (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name. The
-        frame_elements components that read this inventory rebuild their FE tables;
-        `reindex = False` (loading, initialization) leaves them and the index as they are."""
+        (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name; `memory` (frame
+        name -> row) overrides that, and `base` (frame name -> definition vector) is used
+        instead of encoding those definitions. The frame_elements components that read this
+        inventory rebuild their FE tables; `reindex = False` (loading, initialization)
+        leaves them and the index as they are. An inventory set by hand is no stored
+        release (`release` is None; `use_release` switches to one)."""
         readers = self.inventory_readers if reindex else []
         for reader in readers:  # before anything changes: one that cannot use it stops the swap
             reader.check_inventory(inventory)
         previous, self.inventory = self.inventory, inventory
         self.lexicon = Lexicon(inventory)
         if reindex:
-            self._refresh_frame_vectors(carried_frames(previous, inventory))
+            self._refresh_frame_vectors(carried_frames(previous, inventory), memory, base)
+            self.releases.active = None
         else:
             self.index.mark_stale()
         for reader in readers:

@@ -10,13 +10,16 @@ also link a disabled frame_elements first, so that it is updated too.
     import spacy_frames
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
                            frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "..."}])
+    spacy_frames.set_inventory(nlp, "framenet15")  # a release the pipeline carries
 """
 
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Dict, Iterable, Union
 
 from spacy.language import Language
 
 from ..inventory.frames import FrameInventory
+from .releases import RELEASE_LICENSES
 
 
 def _identifier(nlp: Language):
@@ -45,10 +48,38 @@ def add_frame(
     )
 
 
-def set_inventory(nlp: Language, inventory: FrameInventory) -> None:
-    """Swap in another frame inventory (e.g. FrameNet 1.7's) in frame_identifier and
-    frame_elements; every definition is encoded, nothing is retrained."""
-    _link_readers(nlp).set_inventory(inventory)
+def set_inventory(nlp: Language, inventory: Union[str, Path, FrameInventory]) -> None:
+    """Swap in another frame inventory in frame_identifier and frame_elements; every
+    definition is encoded, nothing is retrained. `inventory`: the name of a release the
+    pipeline carries ("framenet15", "framenet17": `releases.py`), a frames.json path or a
+    FrameInventory. `nlp.meta["frame_inventory"]` then says what is active."""
+    identifier = _link_readers(nlp)
+    if isinstance(inventory, FrameInventory):
+        identifier.set_inventory(inventory)
+    elif isinstance(inventory, str) and inventory in identifier.releases:
+        identifier.use_release(inventory)
+    elif isinstance(inventory, (str, Path)) and Path(inventory).suffix == ".json":
+        identifier.set_inventory(FrameInventory().from_disk(inventory))
+    else:
+        raise ValueError(
+            f"No frame inventory release {inventory!r} in this pipeline: it carries "
+            f"{identifier.releases.names or 'none'}; set_inventory also takes a frames.json path or a FrameInventory."
+        )
+    nlp.meta["frame_inventory"] = inventory_meta(identifier)
+
+
+def inventory_meta(identifier) -> Dict[str, Any]:
+    """What `meta.json` says of the active inventory: the release (None: set by hand),
+    the inventory's source, its frame count and its data license."""
+    release = identifier.release
+    licensed = RELEASE_LICENSES.get(release or "", {})
+    return {
+        "release": release,
+        "source": identifier.inventory.source,
+        "frames": len(identifier.inventory),
+        "license": licensed.get("license"),
+        "releases": identifier.releases.names,
+    }
 
 
 def _link_readers(nlp: Language):

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Optional, Union
 
-from ..pipeline.base import ModelDataError, model_data_error
+from ..errors import ModelDataError, model_data_error
 
 
 def check_model_dir(path: Union[str, Path]) -> Path:

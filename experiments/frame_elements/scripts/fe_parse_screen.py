@@ -14,6 +14,13 @@ tune-fe-threshold --criterion fe_os_f`) and writes metrics/frame_elements/parse_
 runs/<setting>.json: both measures at the chosen setting, the suggester's recall of the gold
 FEs before and after pruning, the candidate rows and the training minutes. A run whose
 file exists is skipped (--force re-runs it). Settings are chosen on dev only.
+
+Runs compare only on one frozen parser. `runs/` were made on a frame parser whose stage 2
+had no target candidate (configs/frames_stage2_fe.cfg with the suggester's include_target
+and the model's on_target false); `--tag target-parser` names the runs made on the main
+job's parser as it is trained now (its own `runs@target-parser/` and report), e.g.
+
+    python scripts/fe_parse_screen.py grid --tag target-parser --settings target,target-full-text-x3
 """
 
 import json
@@ -31,10 +38,21 @@ STUDY = Path(__file__).resolve().parents[1]  # experiments/frame_elements
 ROOT = STUDY.parents[1]  # the product: configs, the trained frame parser
 RUNS = STUDY / "metrics" / "frame_elements" / "parse_screen" / "runs"
 WORK = STUDY / "training" / "fe_parse_screen"
+
+
+def runs_dir(tag: str = "") -> Path:
+    """Where the runs on one frozen parser go (see the module docstring)."""
+    return RUNS.parent / f"runs@{tag}" if tag else RUNS
+
+
+def work_dir(tag: str = "") -> Path:
+    return WORK.parent / f"fe_parse_screen@{tag}" if tag else WORK
+
+
 CORPUS = STUDY / "corpus" / "framenet15_target_fes"
 
 FE = "components.frame_elements"
-# the shipped head's settings (configs/frames_stage2_fe.cfg) as a head on the frozen
+# the settings of configs/frames_stage2_fe.cfg without the target candidate, as a head on the frozen
 # transformer, 600 steps; dev is scored once after training, by the tuning
 BASELINE: Dict[str, Any] = {
     f"{FE}.suggester.ngram_gap": 0,
@@ -79,11 +97,12 @@ def run_cli(
     setting: str = typer.Argument(..., help=f"One of {list(SETTINGS)}"),
     force: bool = typer.Option(False, "--force"),
     frames: Path = typer.Option(ROOT / "training" / "frames_final", "--frames", help="The frozen frame parser"),
+    tag: str = typer.Option("", "--tag", help="Name of the frozen parser: its runs go to their own directory"),
 ):
     """Train one setting and fit it on dev; skipped when its JSON exists."""
     if setting not in SETTINGS:
         raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
-    out_json = RUNS / f"{setting}.json"
+    out_json = runs_dir(tag) / f"{setting}.json"
     if is_cached(out_json, force):
         return
     for path in (CORPUS / "train.spacy", CORPUS / "exemplars.spacy", frames):
@@ -99,7 +118,7 @@ def run_cli(
         "paths.fe_frames": str(CORPUS / "frames.json"),
         "paths.frames": str(frames),
     }
-    out = WORK / setting
+    out = work_dir(tag) / setting
     start = time.time()
     if not finished_training(out):
         timed_train(ROOT, ROOT / "configs" / "frame_elements.cfg", out, [*setting_args({**paths, **overrides})])
@@ -142,6 +161,7 @@ def run_cli(
         out_json,
         {
             "setting": setting,
+            "parser": tag or "without-target-candidate",
             "overrides": overrides,
             "dev": best,
             "dev_one_piece": one_piece,
@@ -154,10 +174,13 @@ def run_cli(
 
 
 @app.command("grid")
-def grid_cli(settings: str = typer.Option(",".join(SETTINGS), "--settings", help="Comma-separated settings")):
+def grid_cli(
+    settings: str = typer.Option(",".join(SETTINGS), "--settings", help="Comma-separated settings"),
+    tag: str = typer.Option("", "--tag", help="Name of the frozen parser: its runs go to their own directory"),
+):
     """Every setting in turn; runs that exist are skipped, so the grid resumes."""
     run_grid(
-        lambda setting, seed: run_cli(setting, force=False, frames=ROOT / "training" / "frames_final"),
+        lambda setting, seed: run_cli(setting, force=False, frames=ROOT / "training" / "frames_final", tag=tag),
         settings.split(","),
         [0],
     )
@@ -212,9 +235,10 @@ def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
 @app.command("report")
 def report_cli(
     output: Path = typer.Option(STUDY / "metrics" / "frame_elements" / "parse_screen.json", "--output"),
+    tag: str = typer.Option("", "--tag", help="The runs on this frozen parser"),
 ):
-    """Every run in one table (FN1.5 dev, gold frames)."""
-    report(RUNS, output, summarize, hint="run some first: python scripts/fe_parse_screen.py run baseline")
+    """Every run on one frozen parser in one table (FN1.5 dev, gold frames)."""
+    report(runs_dir(tag), output, summarize, hint="run some first: python scripts/fe_parse_screen.py run baseline")
 
 
 if __name__ == "__main__":
