@@ -3,7 +3,8 @@ be read and says what to do. Every loader of the package raises it (the componen
 shared transformer's weights, `tools/model_check.py` for the files spaCy reads itself)."""
 
 from pathlib import Path
-from typing import Union
+from types import FrameType
+from typing import Iterable, Optional, Union
 
 
 class ModelDataError(OSError, ValueError):
@@ -24,3 +25,16 @@ def model_data_error(where: Union[str, Path], err: BaseException) -> ModelDataEr
         f"Could not read {where}: {reason}. The model directory is damaged or incomplete: "
         "reinstall the package or retrain it."
     )
+
+
+def file_read_by_spacy(frames: Iterable[FrameType]) -> Optional[Path]:
+    """The file or directory that the innermost call of spaCy's `util.from_disk` among
+    `frames` (outermost first) was reading (None: no such call): every component, the
+    vocab and the tokenizer are read through it, each reader given `path / key`."""
+    from spacy import util
+
+    found = None
+    for frame in frames:
+        if frame.f_code is util.from_disk.__code__ and "key" in frame.f_locals:
+            found = Path(frame.f_locals["path"]) / frame.f_locals["key"]
+    return found

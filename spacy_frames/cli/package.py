@@ -48,19 +48,18 @@ def releases_cli(
     active one."""
     import json
 
-    import spacy
-
     from ..extensions import install_extensions
     from ..inventory.frames import FrameInventory
-    from ..pipeline.inventory_ops import _identifier, inventory_meta, set_inventory
+    from ..pipeline.inventory_ops import find_frame_identifier, inventory_meta, set_inventory
+    from ..tools.model_check import load_pipeline
 
     try:
         pairs = [item.split("=", 1) for item in add]
         if any(len(pair) != 2 for pair in pairs):
             raise ValueError(f"--add takes NAME=frames.json, got {add}")
         install_extensions()
-        nlp = spacy.load(model)
-        identifier = _identifier(nlp)
+        nlp = load_pipeline(model)
+        identifier = find_frame_identifier(nlp)
         if current is not None:
             identifier.store_release(current)
         for name, path in pairs:

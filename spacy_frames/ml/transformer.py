@@ -123,9 +123,14 @@ def shared_transformer_class() -> type:
                 try:
                     return super().from_bytes(bytes_data)
                 except Exception as err:
-                    from ..errors import model_data_error
+                    import traceback
 
-                    raise model_data_error(_file_being_read(), err) from err
+                    from ..errors import file_read_by_spacy, model_data_error
+
+                    # the caller up the stack that reads the file: spaCy's util.from_disk
+                    stack = reversed([frame for frame, _ in traceback.walk_stack(None)])
+                    where = file_read_by_spacy(stack) or "the shared transformer's weights (transformer/model)"
+                    raise model_data_error(where, err) from err
 
         SharedTransformerModel.__module__ = __name__
         SharedTransformerModel.__qualname__ = "SharedTransformerModel"
@@ -134,21 +139,6 @@ def shared_transformer_class() -> type:
 
 
 _SHARED_TRANSFORMER_CLASS = None
-
-
-def _file_being_read():
-    """The file spaCy's `util.from_disk` is reading for a caller up the stack (the
-    innermost one), else what is read in words (`nlp.from_bytes`)."""
-    import sys
-
-    from spacy import util
-
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is util.from_disk.__code__ and "key" in frame.f_locals:
-            return Path(frame.f_locals["path"]) / frame.f_locals["key"]
-        frame = frame.f_back
-    return "the shared transformer's weights (transformer/model)"
 
 
 def __getattr__(name: str):

@@ -474,32 +474,27 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
     def _refresh_frame_vectors(
         self,
         carried: Optional[Dict[str, str]] = None,
-        stored: Optional[Dict[str, numpy.ndarray]] = None,
+        stored_memory: Optional[Dict[str, numpy.ndarray]] = None,
         stored_base: Optional[Dict[str, numpy.ndarray]] = None,
     ) -> None:
         """Encode every frame of the inventory; learned memory offsets are kept by frame
         name, or as `carried` says (new name -> old name: `carried_frames`). A stored
-        release's own rows (frame name -> row) come first: `stored` (memory) and
+        release's own rows (frame name -> row) come first: `stored_memory` and
         `stored_base` (definition vectors, not encoded again)."""
         names = self.inventory.names
         residual = None
-        stored_base = stored_base or {}
+        stored_base, stored_memory = stored_base or {}, stored_memory or {}
         missing = [n for n in names if n not in stored_base]
-        encoded = dict(zip(missing, self._encode_frames(missing))) if missing else {}
-        base = numpy.array([stored_base[n] if n in stored_base else encoded[n] for n in names], dtype="float32")
-        if not names:
-            base = self._encode_frames(names)  # (0, width)
+        base = self._encode_frames(missing)
+        if len(missing) < len(names):  # some definition vectors come from a stored release
+            encoded = dict(zip(missing, base))
+            base = numpy.stack([stored_base[n] if n in stored_base else encoded[n] for n in names]).astype("float32")
         memory = self._memory()
         if memory is not None and names:
             old = dict(zip(self.index.names, memory))
             source = carried if carried is not None else {n: n for n in names}
-            stored = stored or {}
-            residual = numpy.stack(
-                [
-                    stored[n] if n in stored else old.get(source.get(n), numpy.zeros(memory.shape[1], dtype="float32"))
-                    for n in names
-                ]
-            )
+            zero = numpy.zeros(memory.shape[1], dtype="float32")
+            residual = numpy.stack([stored_memory.get(n, old.get(source.get(n), zero)) for n in names])
             if carried is not None:  # a swapped-in inventory: its frames without memory (zero rows) get one
                 residual = predict_memory(base, residual, ~residual.any(axis=1), self.cfg["new_frame_memory"])
         self.index.build(names, base, residual)

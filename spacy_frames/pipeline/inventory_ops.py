@@ -22,7 +22,7 @@ from ..inventory.frames import FrameInventory
 from .releases import RELEASE_LICENSES
 
 
-def _identifier(nlp: Language):
+def find_frame_identifier(nlp: Language):
     found = [proc for name, proc in nlp.components if nlp.get_pipe_meta(name).factory == "frame_identifier"]
     if not found:
         raise ValueError(
@@ -85,7 +85,7 @@ def inventory_meta(identifier) -> Dict[str, Any]:
 def _link_readers(nlp: Language):
     """frame_identifier, with every frame_elements that names it linked (a disabled one too:
     the pipeline links only the enabled ones when it is loaded)."""
-    identifier = _identifier(nlp)
+    identifier = find_frame_identifier(nlp)
     for n, proc in nlp.components:
         if nlp.get_pipe_meta(n).factory == "frame_elements" and proc.cfg["encoder_component"] == identifier.name:
             proc.link_inventory(identifier)

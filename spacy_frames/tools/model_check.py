@@ -1,10 +1,11 @@
 """Loading a pipeline with an error that names the damaged file.
 
-Our components' deserialisers raise `ModelDataError` themselves (pipeline/base.py). The
-files spaCy core and spacy-transformers read do not: a damaged meta.json gives srsly's
-"Unexpected character found when decoding 'null'", a broken config.cfg confection's
-"File contains no section headers" (with file '<string>'), a truncated tagger, parser,
-tokenizer or transformer file msgpack's "Unpack failed: incomplete input", a missing one
+Our components' deserialisers raise `ModelDataError` themselves (pipeline/base.py), and so
+does the shared transformer's weights loader (ml/transformer.py). The files spaCy core reads
+do not: a damaged meta.json gives srsly's "Unexpected character found when decoding
+'null'", a broken config.cfg confection's "File contains no section headers" (with file
+'<string>'), a truncated tagger, parser or tokenizer file msgpack's "Unpack failed:
+incomplete input", a missing one
 a FileNotFoundError from deep inside; none of them says what to do, and spacy.load has
 no hook to change that. So `check_model_dir` reads meta.json and config.cfg before
 spacy.load does, and `load_pipeline` loads and, when a reader fails inside spaCy's
@@ -16,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Optional, Union
 
-from ..errors import ModelDataError, model_data_error
+from ..errors import ModelDataError, file_read_by_spacy, model_data_error
 
 
 def check_model_dir(path: Union[str, Path]) -> Path:
@@ -50,13 +51,7 @@ def check_model_dir(path: Union[str, Path]) -> Path:
 def failed_file(err: BaseException) -> Optional[Path]:
     """The file or directory the innermost `spacy.util.from_disk` reader was reading when
     `err` was raised (None if it was raised elsewhere)."""
-    from spacy import util
-
-    found = None
-    for frame, _ in traceback.walk_tb(err.__traceback__):
-        if frame.f_code is util.from_disk.__code__ and "key" in frame.f_locals:
-            found = Path(frame.f_locals["path"]) / frame.f_locals["key"]
-    return found
+    return file_read_by_spacy(frame for frame, _ in traceback.walk_tb(err.__traceback__))
 
 
 def load_pipeline(model: Union[str, Path], **kwargs):
