@@ -89,6 +89,7 @@ setup(
             "spacy-frames.FrameInductionCorpus.v1 = spacy_frames.corpora.frame_induction:create_frame_induction_reader",
             "spacy-frames.DiscourseCorpus.v1 = spacy_frames.corpora.discourse:create_discourse_reader",
             "spacy-frames.MediaFramesCorpus.v1 = spacy_frames.corpora.media_frames:create_media_frames_reader",
+            "spacy-frames.MixedCorpus.v1 = spacy_frames.corpora.readers:create_mixed_reader",
         ],
         "thinc_losses": [
             "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",

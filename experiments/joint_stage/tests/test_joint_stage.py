@@ -1,0 +1,73 @@
+"""The joint-stage study's composed configs: the data schedule and discourse_sense as a
+listener of the shared transformer, with the steps grown for the discourse words."""
+
+import inspect
+
+import pytest
+
+
+@pytest.fixture
+def fixed_words(monkeypatch):
+    import joint_stage_experiment
+
+    counts = {"spacy-frames.FrameNetCorpus.v1": 480_000, "spacy-frames.DiscourseCorpus.v1": 120_000}
+    monkeypatch.setattr(joint_stage_experiment, "corpus_words", lambda reader: counts[reader["@readers"]])
+    return joint_stage_experiment
+
+
+def test_full_text_setting_changes_only_the_schedule(fixed_words):
+    from spacy.util import load_config
+
+    config, extent = fixed_words.composed_config(fixed_words.SETTINGS["full-text-x3"])
+    shipped = load_config(fixed_words.STAGE2, interpolate=False)
+    assert extent == {}
+    assert config["corpora"]["train"]["full_text_repeats"] == 3
+    assert config["nlp"]["pipeline"] == shipped["nlp"]["pipeline"]
+    assert config["training"]["max_steps"] == shipped["training"]["max_steps"]
+
+
+def test_discourse_setting_adds_a_listener_and_mixed_batches(fixed_words):
+    from spacy.util import registry
+    from thinc.api import Config
+
+    config, extent = fixed_words.composed_config(fixed_words.SETTINGS["full-text-x3+discourse"])
+    assert config["nlp"]["pipeline"][-1] == "discourse_sense"
+    component = config["components"]["discourse_sense"]
+    assert component["separator"] == ""
+    assert component["model"]["tok2vec"]["upstream"] == "transformer"
+    assert component["model"]["tok2vec"]["grad_factor"] == 1.0
+    train = config["corpora"]["train"]
+    assert train["@readers"] == "spacy-frames.MixedCorpus.v1"
+    assert train["repeats"] == {"discourse": 4}
+    reader = registry.readers.get(train["corpora"]["discourse"]["@readers"])
+    assert set(train["corpora"]["discourse"]) - {"@readers"} <= set(inspect.signature(reader).parameters)
+    # 1,200 steps of 400 words cover the 480k FrameNet words once: GDTB's 120k words four
+    # times on top, twice the steps
+    assert extent["max_steps"] == config["training"]["max_steps"] == 2400
+    assert extent["discourse_repeats"] == 4 and extent["discourse_epochs_seen"] == 4.0
+    assert config["training"]["eval_frequency"] == 600
+    assert all(config["training"]["score_weights"][k] is None for k in ("disc_l2_acc", "disc_l2_macro_f1"))
+    # the composed config survives being written and read
+    assert Config().from_str(config.to_str(), interpolate=False) == config
+
+
+def test_report_table_has_a_row_per_run(fixed_words):
+    shipped = {
+        "fe_gold_frames_tuned": {"fe_os_f": 63.87},
+        "checkpoint": {"frame_overall": 87.93, "frame_acc": 90.78},
+        "discourse": {
+            "gdtb_dev": {"l2": {"acc": 47.5, "macro_f1": 23.4}},
+            "gdtb_test": {"l2": {"acc": 48.0, "macro_f1": 19.8}},
+        },
+        "timing": {"frames_stage2": {"minutes": 19.6}, "discourse_own_copy": {"minutes": 15.6}},
+    }
+    run = {
+        "fe_gold_frames_tuned": {"fe_os_f": 65.0},
+        "checkpoint": {"frame_overall": 88.0},
+        "timing": {"minutes": 21.0},
+    }
+    own_copy = {"discourse": shipped.pop("discourse"), "timing": {"minutes": 15.6}}
+    summary = fixed_words.summarize({"full-text-x1": shipped, "full-text-x3": run, "own-copy": own_copy})
+    assert summary["table"][2] == "| full-text-x1 | 63.87 | 87.93 | 90.78 | – | – | 19.6+15.6 |"
+    assert summary["table"][3] == "| full-text-x3 | 65.0 | 88.0 | – | – | – | 21.0 |"
+    assert summary["table"][4] == "| own-copy | – | – | – | 47.5 / 23.4 | 48.0 / 19.8 | 15.6 |"
