@@ -119,8 +119,9 @@ def composed_config(setting: Dict[str, Any]):
         "repeats": {"discourse": repeats},
     }
     steps = round(base_steps * (words["framenet"] + repeats * words["discourse"]) / words["framenet"])
-    config["training"]["max_steps"] = steps
+    # four evaluations, the last at the last step (so model-best can be the final model)
     config["training"]["eval_frequency"] = -(-steps // 4)
+    config["training"]["max_steps"] = steps = 4 * config["training"]["eval_frequency"]
     config["training"]["optimizer"]["learn_rate"]["warmup_steps"] = round(steps * 0.05)
     for key in ("disc_l1_acc", "disc_l1_macro_f1", "disc_l2_acc", "disc_l2_macro_f1"):
         config["training"]["score_weights"][key] = None  # the checkpoint is chosen on the frame scores
@@ -188,6 +189,33 @@ def run_cli(
     result["dev_curve"] = dev_curve(out)
     write_json(out_json, result)
     typer.echo(srsly.json_dumps({k: v for k, v in result.items() if k != "dev_curve"}, indent=1))
+
+
+@app.command("score-last")
+def score_last_cli(
+    setting: str = typer.Argument(..., help="A trained setting"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """A trained run's last checkpoint (model-last), scored as a run is, with its frame
+    scores from `evaluate-frames` on FN1.5 dev (gold targets): for a run whose last step
+    fell between two evaluations, so model-best is an earlier checkpoint."""
+    out_json = RUNS / f"{setting}@last.json"
+    if is_cached(out_json, force):
+        return
+    model = WORK / setting / "model-last"
+    if not model.exists():
+        raise typer.BadParameter(f"no model at {model}: train it with `run {setting}` first")
+    name = f"{setting}@last"
+    result = {"setting": name, **frames_dev(model, name)}
+    frames = TUNING / f"{name}_frames_dev.json"
+    cmd = [sys.executable, "-m", "spacy_frames", "evaluate-frames", str(model), "--split", "dev", "--fn17", ""]
+    subprocess.run([*cmd, "--output", str(frames)], check=True, cwd=ROOT)
+    scores = srsly.read_json(frames)["fn15_gold_targets"]
+    result["checkpoint"] = {k: scores[k] for k in ("frame_overall", "frame_acc", "frame_r1")}
+    if SETTINGS[setting]["discourse_epochs"]:
+        result["discourse"] = discourse_scores(model)
+    write_json(out_json, result)
+    typer.echo(srsly.json_dumps(result, indent=1))
 
 
 @app.command("own-copy")
