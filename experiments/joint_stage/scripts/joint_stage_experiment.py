@@ -154,9 +154,9 @@ def discourse_scores(model: Path) -> Dict[str, Any]:
 
     from spacy_frames.scoring.discourse_eval import evaluate_corpus
 
-    nlp = spacy.load(model)
     keep = {"transformer", "discourse_sense"}
-    nlp = spacy.load(model, disable=[n for n in nlp.pipe_names if n not in keep])
+    pipeline = spacy.util.load_config(Path(model) / "config.cfg")["nlp"]["pipeline"]
+    nlp = spacy.load(model, disable=[n for n in pipeline if n not in keep])
     out = {}
     for split in ("dev", "test"):
         scores, _, _ = evaluate_corpus(nlp, GDTB / f"gdtb_{split}.spacy")
