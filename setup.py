@@ -59,10 +59,12 @@ setup(
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
             "spacy-frames.FrameIdentifier.v1 = spacy_frames.ml.frame_identifier:build_frame_identifier",
             "spacy-frames.FrameElementScorer.v1 = spacy_frames.ml.frame_elements:build_frame_element_scorer",
+            "spacy-frames.FrameElementScorer.v2 = spacy_frames.ml.frame_element_scorer:build_frame_element_scorer_v2",
             "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
             "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
             "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",
             "spacy-frames.DiscourseSense.v1 = spacy_frames.ml.discourse_sense:build_discourse_sense",
+            "spacy-frames.DiscourseSense.v2 = spacy_frames.ml.discourse_sense:build_discourse_sense_v2",
             "spacy-frames.MediaFramer.v1 = spacy_frames.ml.media_framer:build_media_framer",
             "spacy-frames.USEDocVectors.v1 = spacy_frames.ml.media_framer:build_use_doc_vectors",
         ],
@@ -71,6 +73,7 @@ setup(
             "spacy-frames.target_max_pool.v1 = spacy_frames.ml.layers:build_target_pooler",
             "spacy-frames.target_mean_pool.v1 = spacy_frames.ml.layers:build_target_mean_pooler",
             "spacy-frames.reduce_max_or_zero.v1 = spacy_frames.ml.layers:reduce_max_or_zero",
+            "spacy-frames.argument_cross_attention.v1 = spacy_frames.ml.layers:build_argument_cross_attention",
         ],
         # registered beside their factories (as spaCy does); the scoring functions live in scoring/
         "spacy_scorers": [
@@ -112,6 +115,7 @@ setup(
             "spacy-frames.predicate_suggester.v1 = spacy_frames.suggesters.frames:build_predicate_suggester",
             "spacy-frames.argument_pair_suggester.v1 = spacy_frames.suggesters.discourse:build_argument_pair_suggester",
             "spacy-frames.fe_candidate_suggester.v1 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester",
+            "spacy-frames.fe_candidate_suggester.v2 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester_v2",
         ],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
     },

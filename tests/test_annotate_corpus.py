@@ -316,6 +316,12 @@ def test_pipeline_benchmark_on_whole_documents(tiny_frames_trf, transformer_dir,
         "A whole article . Of two sentences .",
     ]
     assert len(load_texts(tmp_path / "test.spacy", 100)) == 4
+    # a folder of raw documents (GDTB's): one file each, in name order, up to n_words
+    (tmp_path / "raw").mkdir()
+    for name, text in (("b_doc", "Second doc here ."), ("a_doc", "First doc . Two sentences ."), (".hidden", "x")):
+        (tmp_path / "raw" / name).write_text(text, encoding="utf8")
+    assert load_texts(tmp_path / "raw", 100, documents=True) == ["First doc . Two sentences .", "Second doc here ."]
+    assert load_texts(tmp_path / "raw", 3, documents=True) == ["First doc . Two sentences ."]
     result = benchmark_documents(
         str(tiny_frames_trf), str(transformer_dir), tmp_path / "test.spacy", n_words=100, n_threads=1, batch_size=4
     )

@@ -421,3 +421,98 @@ def test_own_encoder_batches_pairs_by_length_and_keeps_document_order(trained_di
     for rels, exp in zip(split, whole):
         assert [r["score"] for r in rels] == pytest.approx([r["score"] for r in exp], abs=1e-4)
         assert [r["arg1"][0] for r in rels] == sorted(r["arg1"][0] for r in rels)
+
+
+V2 = {
+    "components.discourse_sense.model.@architectures": "spacy-frames.DiscourseSense.v2",
+    "components.discourse_sense.model.edges": True,
+    "components.discourse_sense.model.cross_attention": True,
+}
+
+
+def test_v2_edges_and_cross_attention_overfit_and_round_trip(tiny_bert, toy_discourse, transformer_dir):
+    from thinc.api import Adam
+
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **V2)
+    model = nlp.get_pipe("discourse_sense").model
+    width = model.get_ref("tok2vec").get_dim("nO")
+    # pair, Arg1, Arg2 pooled, four edge tokens, 2 x width of cross-attention
+    assert model.get_ref("dense").get_dim("nI") == 7 * width + 2 * width
+    examples = toy_examples(nlp)
+    optimizer = Adam(0.001)
+    W_before = model.get_ref("cross").get_param("W").copy()
+    first = nlp.update(examples, sgd=optimizer)["discourse_sense"]
+    for _ in range(40):
+        last = nlp.update(examples, sgd=optimizer)["discourse_sense"]
+    assert last < 0.5 * first
+    assert not numpy.allclose(model.get_ref("cross").get_param("W"), W_before)  # the attention learns
+    predicted = [nlp(eg.predicted.copy())._.discourse_relations[0]["sense"] for eg in examples]
+    gold = [sense for _, _, sense, _ in RELATIONS]
+    assert sum(p == g for p, g in zip(predicted, gold)) >= len(gold) - 1
+    expected = nlp(TEXT)._.discourse_relations
+    with make_tempdir() as d:
+        nlp.to_disk(d)
+        assert spacy.load(d)(TEXT)._.discourse_relations == expected
+
+
+def test_v2_reads_empty_and_one_token_arguments(tiny_bert, toy_discourse, transformer_dir):
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir, **V2)
+    doc = nlp(with_args(nlp, "Yes. No.", [(0, 4), (5, 8)]))
+    (relation,) = doc._.discourse_relations
+    assert relation["sense"]
+    assert nlp("")._.discourse_relations == []
+
+
+def write_toy_gdtb(root, text, relations):
+    """A GDTB folder with one test document: its raw text and Implicit relations given as
+    ((arg1 start, end), (arg2 start, end), sense) in characters."""
+    (root / "pdtb" / "raw").mkdir(parents=True)
+    (root / "pdtb" / "gold").mkdir(parents=True)
+    (root / "splits.md").write_text("# Splits\n\n## test\n\n  * GUM_news_toy\n", encoding="utf8")
+    (root / "pdtb" / "raw" / "GUM_news_toy").write_text(text, encoding="utf8")
+    lines = []
+    for (a, b), (c, d), sense in relations:
+        fields = [""] * 33
+        fields[0], fields[7], fields[8] = "Implicit", "so", sense
+        fields[14], fields[20] = f"{a}..{b}", f"{c}..{d}"
+        lines.append("|".join(fields))
+    (root / "pdtb" / "gold" / "GUM_news_toy").write_text("\n".join(lines) + "\n", encoding="utf8")
+
+
+def test_evaluate_documents_scores_each_gold_relation_by_the_overlapping_pair(trained_discourse, tmp_path):
+    from spacy_frames.scoring.discourse_eval import best_overlap, evaluate_documents
+
+    # the overlap rule by hand: the pair over both arguments wins; a pair over one only is none
+    pairs = [((0, 10), (11, 30), "A"), ((11, 30), (31, 50), "B")]
+    assert best_overlap(pairs, (12, 29), (31, 40)) == "B"
+    assert best_overlap(pairs, (0, 5), (31, 40)) is None
+    nlp = spacy.load(trained_discourse)
+    a1, a2, sense, _ = RELATIONS[2]  # "They walked to the station." "Then they boarded ..."
+    b2 = "So demand outpaced the supply of grain."
+    text = f"{a1} {a2} {b2}"
+    start2, start3 = len(a1) + 1, len(a1) + len(a2) + 2
+    write_toy_gdtb(
+        tmp_path,
+        text,
+        [
+            ((0, len(a1)), (start2, start2 + len(a2)), sense),
+            ((start2, start2 + len(a2)), (start3, len(text)), "Contingency.Cause.Result"),
+            # arguments no predicted pair spans (Arg2 before Arg1): not reached, counted wrong
+            ((start3, len(text)), (0, len(a1)), "Expansion.Conjunction"),
+        ],
+    )
+    expected = {(tuple(r["arg1"]), tuple(r["arg2"])): r["sense"] for r in nlp(text)._.discourse_relations}
+    result = evaluate_documents(nlp, tmp_path, "test")
+    assert result["documents"] == 1 and result["gold_implicit"] == 3 and result["words"] == len(nlp(text))
+    assert result["reached"] == pytest.approx(200 / 3, abs=0.01)
+    gold = [sense, "Contingency.Cause.Result"]
+    got = [
+        expected[((0, len(a1)), (start2, start2 + len(a2)))],
+        expected[((start2, start2 + len(a2)), (start3, len(text)))],
+    ]
+    n_right = sum(g.split(".")[:2] == p.split(".")[:2] for g, p in zip(gold, got))
+    assert result["scores"]["l2"]["acc"] == pytest.approx(100 * n_right / 3, abs=0.01)
+    assert result["scores_reached"]["l2"]["n"] == 2
+    with pytest.raises(ValueError, match="no implicit relations"):
+        write_toy_gdtb(tmp_path / "empty", "Nothing here.", [])
+        evaluate_documents(nlp, tmp_path / "empty", "test")

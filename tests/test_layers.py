@@ -1,6 +1,7 @@
 from functools import partial
 
 import numpy
+import pytest
 from thinc.api import NumpyOps
 from thinc.types import Ragged
 
@@ -191,3 +192,44 @@ def test_frame_identifier_cached_frames_backprop_to_the_memory():
     _, backprop = model.begin_update((docs, targets, CachedFrames(base, rows, False)))
     backprop((numpy.zeros_like(target_vecs), None, r_frames))
     numpy.testing.assert_array_equal(model.get_grad(FRAME_MEMORY), before)  # not learned: untouched
+
+
+def test_argument_cross_attention_backprop_matches_numeric_gradients():
+    from spacy_frames.ml.layers import build_argument_cross_attention
+
+    rng = numpy.random.default_rng(0)
+    flat = rng.normal(size=(9, 4)).astype("float32")
+    # two pairs, and a pair with an empty argument (zero features, no gradient)
+    bounds_a = numpy.asarray([[0, 3], [5, 6], [2, 2]])
+    bounds_b = numpy.asarray([[3, 7], [6, 9], [4, 6]])
+    model = build_argument_cross_attention()
+    model.initialize(X=(flat, bounds_a, bounds_b))
+    model.set_param("W", model.get_param("W") + 0.3 * rng.normal(size=(4, 4)).astype("float32"))
+    out, backprop = model((flat, bounds_a, bounds_b), is_train=True)
+    assert out.shape == (3, 8) and not out[2].any()
+    probe = rng.normal(size=out.shape).astype("float32")
+    d_flat = backprop(probe)
+    d_W = model.get_grad("W").copy()
+
+    def loss(x, w):
+        model.set_param("W", w)
+        return float((model.predict((x, bounds_a, bounds_b)) * probe).sum())
+
+    W = model.get_param("W").copy()
+    eps = 1e-2
+    for i, j in [(0, 0), (3, 2), (6, 1), (8, 3)]:
+        plus, minus = flat.copy(), flat.copy()
+        plus[i, j] += eps
+        minus[i, j] -= eps
+        assert d_flat[i, j] == pytest.approx((loss(plus, W) - loss(minus, W)) / (2 * eps), rel=2e-2, abs=2e-3)
+    for i, j in [(0, 1), (2, 3)]:
+        plus, minus = W.copy(), W.copy()
+        plus[i, j] += eps
+        minus[i, j] -= eps
+        assert d_W[i, j] == pytest.approx((loss(flat, plus) - loss(flat, minus)) / (2 * eps), rel=2e-2, abs=2e-3)
+    # the pair with an empty argument sends no gradient
+    model.set_param("W", W)
+    _, backprop = model((flat, bounds_a, bounds_b), is_train=True)
+    only_empty = numpy.zeros_like(probe)
+    only_empty[2] = 1.0
+    assert not backprop(only_empty).any()

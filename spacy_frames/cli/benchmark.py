@@ -57,7 +57,7 @@ def benchmark_pipeline_cli(
     documents: List[Path] = Opt(
         [],
         "--documents",
-        help="Also measure on whole documents of this .spacy corpus (repeatable): FrameNet sentences joined by document, articles as they are",
+        help="Also measure on whole documents of this .spacy corpus or folder of text files (repeatable): FrameNet sentences joined by document, articles and files as they are",
     ),
     # fmt: on
 ):

@@ -36,6 +36,37 @@ def evaluate_discourse_cli(
         )
 
 
+@app.command("evaluate-discourse-documents")
+def evaluate_discourse_documents_cli(
+    # fmt: off
+    model: str = Arg(..., help="Pipeline with a discourse_sense"),
+    gdtb: Path = Arg(..., help="GDTB (its pdtb/raw and pdtb/gold folders and splits.md): assets/discourse/gdtb"),
+    split: str = Opt("test", "--split", help="train, dev or test"),
+    output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
+    # fmt: on
+):
+    """discourse_sense on whole raw documents, as users run it: each gold implicit relation
+    scored by the predicted relation over its arguments (doc._.discourse_relations)."""
+    import json
+
+    import spacy
+
+    from ..scoring.discourse_eval import evaluate_documents
+
+    try:
+        nlp = spacy.load(model)
+        result = {"model": model, **evaluate_documents(nlp, gdtb, split)}
+    except (OSError, ValueError) as err:
+        _fail(err)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf8")
+    scores = result["scores"]
+    typer.echo(
+        f"GDTB {split} documents: {result['reached']} % of implicit relations reached; "
+        f"L1 acc {scores['l1']['acc']}  L2 acc {scores['l2']['acc']} F1 {scores['l2']['macro_f1']}"
+    )
+
+
 @app.command("predict-rels")
 def predict_rels_cli(
     # fmt: off

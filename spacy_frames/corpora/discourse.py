@@ -126,10 +126,30 @@ def read_gdtb(
                     senses=senses,
                     connective=connective if connective not in (None, "", "_") else None,
                     source="gdtb",
-                    meta={"doc": name, "split": split},
+                    meta={"doc": name, "split": split, "arg1_chars": fields[F_ARG1], "arg2_chars": fields[F_ARG2]},
                 )
             )
     return relations
+
+
+def char_extent(spans: str) -> Tuple[int, int]:
+    """The [start, end) characters from the first to the last piece of a PDTB span list."""
+    bounds = [int(x) for part in spans.split(";") for x in part.split("..")]
+    return min(bounds), max(bounds)
+
+
+def gdtb_documents(root, split: str, skip_reddit: bool = True) -> Dict[str, Tuple[str, List[DiscourseRelation]]]:
+    """Each document of a GDTB split: its raw text and its implicit relations (their
+    arguments' characters in `meta`: `arg1_chars`, `arg2_chars`)."""
+    raw_dir = Path(root) / "pdtb" / "raw"
+    out: Dict[str, Tuple[str, List[DiscourseRelation]]] = {}
+    for rel in read_gdtb(root, split, skip_reddit=skip_reddit):
+        name = rel.meta["doc"]
+        if name not in out:
+            out[name] = ((raw_dir / name).read_text(encoding="utf8"), [])
+        if rel.implicit and rel.senses:
+            out[name][1].append(rel)
+    return out
 
 
 def read_rels(path, hierarchy: Optional[SenseHierarchy] = None, skip_reddit: bool = True) -> List[DiscourseRelation]:

@@ -6,6 +6,8 @@
   `spacy-frames.target_mean_pool.v1` are its two reductions under their released names;
 - `reduce_max_or_zero`: the listeners' pooling of a token's wordpieces;
 - document pooling: `mean_rows`, the mean of each document's token vectors;
+- `build_argument_cross_attention`: what a pair encoder's attention across two text
+  spans gives, for two spans read in one pass (discourse_sense's arguments);
 - `l2_normalize`: rows scaled to unit length, with its backprop; `mix_normalized`: the
   L2-normalised mix of two vectors per row (frame_inducer's (1 - alpha) v_word + alpha v_mask);
 - cached vectors: `cached_doc_vectors` (a vector per doc computed once, kept in
@@ -221,6 +223,91 @@ def reduce_max_or_zero_forward(model: Model, Xr: Ragged, is_train: bool):
         return Ragged(dX, lengths)
 
     return Y, backprop
+
+
+# -- attention across two spans --------------------------------------------------------------
+# per pair, the [start, end) rows of its two spans in the stacked token vectors
+CrossInput = Tuple[Floats2d, numpy.ndarray, numpy.ndarray]
+
+
+@registry.layers("spacy-frames.argument_cross_attention.v1")
+def build_argument_cross_attention(width: Optional[int] = None) -> Model[CrossInput, Floats2d]:
+    """Attention between the tokens of two spans A (m tokens) and B (n tokens), ESIM-style:
+    with S = (A W) B^T / sqrt(d), each token of A is aligned with the softmax-weighted tokens
+    of B (C_A = softmax_rows(S) B) and each token of B with A's (C_B = softmax_cols(S)^T A),
+    and a pair is [mean_i A_i * C_A,i ; mean_j B_j * C_B,j]: 2 d features that say how
+    each span's tokens match the other's, which pooled vectors cannot. W starts as the
+    identity (plain dot-product attention). Input: the stacked token vectors (N, d) and
+    per pair the [start, end) rows of A and of B ((P, 2) each); output (P, 2 d)."""
+    return Model(
+        "argument_cross_attention",
+        cross_attention_forward,
+        init=cross_attention_init,
+        params={"W": None},
+        dims={"nI": width, "nO": None},
+    )
+
+
+def cross_attention_init(model: Model, X: Optional[CrossInput] = None, Y=None) -> None:
+    if X is not None and len(X[0].shape) == 2 and X[0].shape[1]:
+        model.set_dim("nI", X[0].shape[1])
+    width = model.get_dim("nI")
+    model.set_dim("nO", 2 * width)
+    model.set_param("W", model.ops.asarray2f(numpy.eye(width, dtype="float32")))
+
+
+def cross_attention_forward(model: Model, X: CrossInput, is_train: bool):
+    flat, bounds_a, bounds_b = X
+    ops, xp = model.ops, model.ops.xp
+    W = model.get_param("W")
+    width = W.shape[0]
+    scale = 1.0 / float(numpy.sqrt(width))
+    out = ops.alloc2f(len(bounds_a), 2 * width)
+    saved = []
+    for p, ((a0, a1), (b0, b1)) in enumerate(zip(bounds_a.tolist(), bounds_b.tolist())):
+        if a1 <= a0 or b1 <= b0:  # an empty span: no alignment, zero features
+            saved.append(None)
+            continue
+        A, B = flat[a0:a1], flat[b0:b1]
+        Q = A @ W
+        S = scale * (Q @ B.T)
+        P_rows = _softmax(xp, S, axis=1)
+        P_cols = _softmax(xp, S, axis=0)
+        C_a, C_b = P_rows @ B, P_cols.T @ A
+        out[p, :width] = (A * C_a).mean(axis=0)
+        out[p, width:] = (B * C_b).mean(axis=0)
+        saved.append((A, B, Q, P_rows, P_cols, C_a, C_b))
+
+    def backprop(d_out: Floats2d) -> Floats2d:
+        d_flat = ops.alloc2f(*flat.shape)
+        d_W = ops.alloc2f(*W.shape)
+        for p, ((a0, a1), (b0, b1)) in enumerate(zip(bounds_a.tolist(), bounds_b.tolist())):
+            if saved[p] is None:
+                continue
+            A, B, Q, P_rows, P_cols, C_a, C_b = saved[p]
+            g_a, g_b = d_out[p, :width] / len(A), d_out[p, width:] / len(B)
+            d_A, d_B = C_a * g_a, C_b * g_b
+            d_C_a, d_C_b = A * g_a, B * g_b
+            d_B += P_rows.T @ d_C_a
+            d_A += P_cols @ d_C_b
+            d_P_rows, d_P_cols = d_C_a @ B.T, A @ d_C_b.T
+            d_S = P_rows * (d_P_rows - (d_P_rows * P_rows).sum(axis=1, keepdims=True))
+            d_S += P_cols * (d_P_cols - (d_P_cols * P_cols).sum(axis=0, keepdims=True))
+            d_Q = scale * (d_S @ B)
+            d_B += scale * (d_S.T @ Q)
+            d_W += A.T @ d_Q
+            d_A += d_Q @ W.T
+            d_flat[a0:a1] += d_A
+            d_flat[b0:b1] += d_B
+        model.inc_grad("W", d_W)
+        return d_flat
+
+    return out, backprop
+
+
+def _softmax(xp, S, axis: int):
+    e = xp.exp(S - S.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 # -- document pooling ------------------------------------------------------------------------

@@ -33,6 +33,61 @@ def evaluate_corpus(nlp, path, batch_size: int = 64) -> Tuple[Dict[str, Any], Li
     return score_relations(predicted, gold), predicted, gold
 
 
+def evaluate_documents(nlp, gdtb_root, split: str = "test", batch_size: int = 4) -> Dict[str, Any]:
+    """`nlp` over the whole documents of a GDTB split, as a user runs it on raw text: each
+    gold implicit relation takes the sense of the predicted relation
+    (`doc._.discourse_relations`) whose arguments overlap its Arg1 and Arg2 most (no such
+    relation: no sense, counted wrong). Scores over every gold implicit relation, the share
+    of them a predicted relation reached (`reached`), and the scores on those alone."""
+    from ..corpora.discourse import char_extent, gdtb_documents
+    from ..extensions import install_extensions
+
+    install_extensions()
+    documents = gdtb_documents(gdtb_root, split)
+    if not any(rels for _, rels in documents.values()):
+        raise ValueError(f"GDTB {split} under '{gdtb_root}' holds no implicit relations with senses")
+    names = sorted(documents)
+    predicted: List[Optional[str]] = []
+    gold: List[List[str]] = []
+    words = 0
+    for name, doc in zip(names, nlp.pipe((documents[n][0] for n in names), batch_size=batch_size)):
+        words += len(doc)
+        pairs = [(tuple(r["arg1"]), tuple(r["arg2"]), r["sense"]) for r in doc._.discourse_relations]
+        for rel in documents[name][1]:
+            arg1, arg2 = char_extent(rel.meta["arg1_chars"]), char_extent(rel.meta["arg2_chars"])
+            predicted.append(best_overlap(pairs, arg1, arg2))
+            gold.append(list(rel.senses))
+    reached = [i for i, p in enumerate(predicted) if p is not None]
+    return {
+        "split": split,
+        "documents": len(names),
+        "words": words,
+        "gold_implicit": len(gold),
+        "reached": round(100.0 * len(reached) / len(gold), 2),
+        "scores": _summary(score_relations(predicted, gold)),
+        "scores_reached": _summary(score_relations([predicted[i] for i in reached], [gold[i] for i in reached])),
+    }
+
+
+def best_overlap(pairs, arg1: Tuple[int, int], arg2: Tuple[int, int]) -> Optional[str]:
+    """The sense of the pair whose arguments overlap arg1 and arg2 (both) by the most
+    characters; None when none overlaps both."""
+
+    def overlap(a, b):
+        return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+    best, best_sense = 0, None
+    for p1, p2, sense in pairs:
+        o1, o2 = overlap(p1, arg1), overlap(p2, arg2)
+        if o1 > 0 and o2 > 0 and o1 + o2 > best:
+            best, best_sense = o1 + o2, sense
+    return best_sense
+
+
+def _summary(scores: Dict[str, Any]) -> Dict[str, Any]:
+    return {level: {k: v for k, v in s.items() if k != "per_sense"} for level, s in scores.items()}
+
+
 def paired_bootstrap(
     predictions_a: Sequence[Sequence[Optional[str]]],
     predictions_b: Sequence[Sequence[Optional[str]]],

@@ -19,10 +19,13 @@ def load_texts(corpus: Union[str, Path], n_words: int, documents: bool = False) 
 
     documents: whole documents, as users annotate them: consecutive docs of one FrameNet
     document (the converter's `user_data["framenet"]["doc"]`) joined into one text; a doc
-    without that key (a media article, already whole) is a document of its own."""
+    without that key (a media article, already whole) is a document of its own. A folder
+    of plain-text files (GDTB's raw documents) gives one document per file, in name order."""
     import spacy
 
     path = Path(corpus)
+    if documents and path.is_dir():
+        return folder_texts(path, n_words)
     if not path.is_file():
         raise FileNotFoundError(f"Benchmark corpus '{path}' not found: run `spacy project run convert` first.")
     vocab = spacy.blank("en").vocab
@@ -43,6 +46,21 @@ def load_texts(corpus: Union[str, Path], n_words: int, documents: bool = False) 
         texts.append(" ".join(current))
     if not texts:
         raise ValueError(f"Benchmark corpus '{path}' holds no documents.")
+    return texts
+
+
+def folder_texts(path: Path, n_words: int) -> List[str]:
+    """The plain-text files of a folder, one document each, up to about n_words words
+    (whitespace-separated)."""
+    texts, words = [], 0
+    for file in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+        if words >= n_words:
+            break
+        text = file.read_text(encoding="utf8")
+        texts.append(text)
+        words += len(text.split())
+    if not texts:
+        raise ValueError(f"Benchmark folder '{path}' holds no text files.")
     return texts
 
 

@@ -5,6 +5,7 @@ as a listener of the shared transformer, one run at a time.
     python scripts/joint_stage_experiment.py run full-text-x3
     python scripts/joint_stage_experiment.py own-copy
     python scripts/joint_stage_experiment.py run full-text-x3+discourse
+    python scripts/joint_stage_experiment.py head head-v2
     python scripts/joint_stage_experiment.py report metrics/joint_stage.json
 
 A run composes the product's stage-2 config (configs/frames_stage2_fe.cfg) with the
@@ -31,7 +32,16 @@ from typing import Any, Dict
 
 import srsly
 import typer
-from frames_lab.runs import dev_curve, finished_training, is_cached, report, timed_train, train_timing, write_json
+from frames_lab.runs import (
+    dev_curve,
+    finished_training,
+    is_cached,
+    report,
+    setting_args,
+    timed_train,
+    train_timing,
+    write_json,
+)
 
 STUDY = Path(__file__).resolve().parents[1]  # experiments/joint_stage
 ROOT = STUDY.parents[1]  # the product
@@ -231,6 +241,46 @@ def own_copy_cli(force: bool = typer.Option(False, "--force")):
         "discourse": discourse_scores(model / "model-best"),
         "timing": train_timing(model),
     }
+    write_json(out_json, result)
+    typer.echo(srsly.json_dumps(result, indent=1))
+
+
+# discourse_sense as a head on the main job's frozen frame parser (configs/discourse_head.cfg):
+# the pair head of each setting
+HEADS: Dict[str, Dict[str, Any]] = {
+    "head-v1": {},
+    "head-v2": {
+        "components.discourse_sense.model.@architectures": "spacy-frames.DiscourseSense.v2",
+        "components.discourse_sense.model.edges": True,
+        "components.discourse_sense.model.cross_attention": True,
+    },
+}
+
+
+@app.command("head")
+def head_cli(
+    name: str = typer.Argument(..., help=f"One of {list(HEADS)}"),
+    force: bool = typer.Option(False, "--force"),
+):
+    """discourse_sense trained as a head on the main job's frozen frame parser
+    (training/frames_final; configs/discourse_head.cfg), with the setting's pair head, and
+    scored on GDTB as the runs are: no second transformer pass, and no transformer
+    training of its own."""
+    if name not in HEADS:
+        raise typer.BadParameter(f"unknown head {name!r}; choose from {list(HEADS)}")
+    out_json = RUNS / f"{name}.json"
+    if is_cached(out_json, force):
+        return
+    out = WORK / name
+    paths = {
+        "paths.encoder": str(ROOT / "assets/encoders/all-MiniLM-L6-v2"),
+        "paths.transformer": str(ROOT / "training/frames_final"),
+        "paths.train": [str(GDTB / "gdtb_train.spacy")],
+        "paths.dev": [str(GDTB / "gdtb_dev.spacy")],
+    }
+    if not finished_training(out):
+        timed_train(ROOT, ROOT / "configs" / "discourse_head.cfg", out, setting_args({**paths, **HEADS[name]}))
+    result = {"setting": name, "discourse": discourse_scores(out / "model-best"), "timing": train_timing(out)}
     write_json(out_json, result)
     typer.echo(srsly.json_dumps(result, indent=1))
 
