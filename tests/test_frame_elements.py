@@ -544,6 +544,34 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     assert nlp.get_pipe("frame_elements").cfg["max_pieces"] == sweep["best"]["max_pieces"]
 
 
+def test_tune_fe_threshold_compares_phrase_and_clause_candidates(trained_fe, toy_fe_corpus, tmp_path):
+    import srsly
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    out, saved = tmp_path / "sweep.json", tmp_path / "tuned"
+    args = ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(out)]
+    args += ["--output-model", str(saved), "--ngram-gap", "0", "--phrases-clauses", "off", "--phrases-clauses", "on"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    sweep = srsly.read_json(out)
+    rows = {row["phrases_clauses"]: row["candidate_rows"] for row in sweep["grid"]}
+    assert set(rows) == {False, True} and rows[True] > rows[False]
+    assert sweep["before"]["phrases_clauses"] is False  # the trained pipeline's suggester is v1
+    nlp = spacy.load(saved)
+    block = nlp.config["components"]["frame_elements"]["suggester"]
+    suggester = nlp.get_pipe("frame_elements").suggester
+    if sweep["best"]["phrases_clauses"]:
+        assert block["@misc"] == "spacy-frames.fe_candidate_suggester.v2" and block["phrases"] and block["clauses"]
+        assert suggester.keywords["phrases"] and suggester.keywords["clauses"]
+    else:
+        assert block["@misc"] == "spacy-frames.fe_candidate_suggester.v1" and "phrases" not in block
+        assert not suggester.keywords["phrases"]
+    bad = CliRunner().invoke(app, [*args[:6], "--phrases-clauses", "maybe"])
+    assert bad.exit_code != 0 and "phrases-clauses" in bad.output
+
+
 def test_tune_fe_threshold_rejects_a_bad_ngram_gap(trained_fe, toy_fe_corpus, tmp_path):
     from typer.testing import CliRunner
 

@@ -400,3 +400,69 @@ def test_frame_queries_tell_one_span_apart_under_two_frames():
         bumped, _ = objective()
         param[index] -= 1e-3
         assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3, rel=0.05), (name, index)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"token_width": 8, "on_target": True},
+        {"prune_k": 2, "target_tokens": 4, "target_context": True},
+        {"frame_queries": True, "learn_fe_vectors": True},
+    ],
+)
+def test_v2_layers_give_v1_numbers_and_gradients(kwargs):
+    """FrameElementScorer.v2 (three thinc layers, each with its parameters) computes what
+    v1 (one layer) computes, forward and backward, given v1's parameters."""
+    from spacy_frames.ml.frame_element_scorer import build_frame_element_scorer_v2
+
+    docs, rows, options, gold = toy()
+    frames = (numpy.array([0, 0, 0, 0, 1, 1]), numpy.random.default_rng(3).normal(size=(2, 8)).astype("f"))
+    X = (docs, rows, options, None, frames)
+    v1 = scorer(**kwargs)
+    v1.initialize(X=X)
+    tok2vec = registry.architectures.get("spacy.HashEmbedCNN.v2")(
+        width=32,
+        depth=1,
+        embed_size=500,
+        window_size=1,
+        maxout_pieces=2,
+        subword_features=True,
+        pretrained_vectors=None,
+    )
+    v2 = build_frame_element_scorer_v2(tok2vec, hidden_width=16, dropout=0.0, **kwargs)
+    set_fe_vectors(v2, numpy.zeros((5, 8)))
+    v2.initialize(X=X)
+    rows_node, spans_node, options_node = v2.layers
+    assert options_node.has_param("fe_vectors") and not v2.has_param("fe_vectors")
+    # v1's parameters into v2: its sub-layers node for node, its own by name
+    pairs = [(v1.layers[0], rows_node.layers[0]), (v1.layers[1], spans_node.layers[0])]
+    if len(v1.layers) > 2:
+        pairs.append((v1.layers[2], rows_node.layers[1]))
+    for a_root, b_root in pairs:
+        for a, b in zip(a_root.walk(), b_root.walk()):
+            for name in a.param_names:
+                if a.has_param(name):
+                    b.set_param(name, a.get_param(name).copy())
+    for name in v1.param_names:
+        if v1.has_param(name):
+            (options_node if name in options_node.param_names else rows_node).set_param(name, v1.get_param(name).copy())
+    (s1, m1, p1), bp1 = v1.begin_update(X)
+    (s2, m2, p2), bp2 = v2.begin_update(X)
+    numpy.testing.assert_allclose(s1, s2, atol=1e-5)
+    numpy.testing.assert_array_equal(m1, m2)
+    numpy.testing.assert_allclose(p1, p2, atol=1e-5)
+    d_scores = numpy.random.default_rng(4).normal(size=s1.shape).astype("f") * m1
+    d_prune = numpy.ones(len(p1), dtype="f") if kwargs.get("prune_k") else None
+    bp1((d_scores, None, d_prune))
+    bp2((d_scores, None, d_prune))
+    for name in v1.param_names:
+        if v1.has_grad(name):
+            node = options_node if name in options_node.param_names else rows_node
+            numpy.testing.assert_allclose(v1.get_grad(name), node.get_grad(name), atol=1e-5, err_msg=name)
+    mlp1 = [n for n in v1.layers[1].walk() if n.has_param("W")]
+    mlp2 = [n for n in spans_node.layers[0].walk() if n.has_param("W")]
+    for a, b in zip(mlp1, mlp2):
+        numpy.testing.assert_allclose(a.get_grad("W"), b.get_grad("W"), atol=1e-5)
+    # prediction (the fast path that never builds the feature matrix) agrees too
+    numpy.testing.assert_allclose(v1.predict(X)[0], v2.predict(X)[0], atol=1e-5)

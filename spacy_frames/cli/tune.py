@@ -97,6 +97,11 @@ def tune_fe_threshold_cli(
         "--ngram-gap",
         help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)",
     ),
+    phrases_clauses: List[str] = Opt(
+        ["configured"],
+        "--phrases-clauses",
+        help="Candidates also from the phrases the target sits in and the clauses around it (fe_candidate_suggester.v2): 'on', 'off' or 'configured' (repeat to compare)",
+    ),
     max_pieces: List[int] = Opt(
         [1], "--max-pieces", help="Most spans per FE of a target to try (repeat: --max-pieces 1 --max-pieces 2)"
     ),
@@ -111,13 +116,23 @@ def tune_fe_threshold_cli(
     import srsly
 
     from ..extensions import install_extensions
+    from ..pipeline.fe_fitting import suggester_settings
     from ..scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
     from ..util import save_with_settings
+
+    def suggester_block(nlp, best):
+        configured = nlp.config["components"]["frame_elements"].get("suggester") or {}
+        was_v2 = bool(configured.get("phrases")) and bool(configured.get("clauses"))
+        extras = None if best["phrases_clauses"] == was_v2 else best["phrases_clauses"]
+        return suggester_settings({}, best["ngram_gap"], extras)
 
     try:
         gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
     except ValueError:
         raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}") from None
+    extras_values = {"on": True, "off": False, "configured": None}
+    if any(value not in extras_values for value in phrases_clauses):
+        raise typer.BadParameter(f"--phrases-clauses takes 'on', 'off' or 'configured', got {phrases_clauses}")
     try:
         install_extensions()
         nlp = spacy.load(model)
@@ -129,6 +144,7 @@ def tune_fe_threshold_cli(
             nlp=nlp,
             thresholds=DEFAULT_FE_THRESHOLDS,
             ngram_gaps=gaps,
+            phrases_clauses=[extras_values[value] for value in phrases_clauses],
             max_pieces=max_pieces,
             criterion=criterion,
         )
@@ -143,7 +159,7 @@ def tune_fe_threshold_cli(
                 "frame_elements",
                 {key: best[key] for key in ("decoding", "threshold", "max_pieces")},
                 output_model,
-                config_settings={"suggester": {"ngram_gap": best["ngram_gap"]}},
+                config_settings={"suggester": suggester_block(nlp, best)},
             )
             result["saved"] = str(output_model)
     except (OSError, ValueError) as err:
@@ -152,7 +168,7 @@ def tune_fe_threshold_cli(
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
     typer.echo(
-        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
+        f"best: n-gram gap {best['ngram_gap']}, phrases and clauses {'on' if best['phrases_clauses'] else 'off'}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
         f"threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}, "
         f"open-sesame F {best['fe_os_f']} ({best['candidate_rows']} candidate rows)"
         + (f" (was {before['fe_f']} at {before['threshold']}, {before['candidate_rows']} rows)" if before else "")

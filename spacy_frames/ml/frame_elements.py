@@ -30,7 +30,7 @@ on a row pruning dropped); and each row's prune score.
   as the identity, so the pretrained geometry of the definitions is where training begins.
 """
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
@@ -144,10 +144,7 @@ def build_frame_element_scorer(
     the input then carries each row's frame (see FEInput).
     prune_k: keep the `prune_k` best rows of each target by a cheap learned score
     (`span_pruner.py`) and run the span MLP on those only (0: score every row)."""
-    if prune_k < 0:
-        raise ValueError(f"FrameElementScorer: prune_k must be >= 0, got {prune_k}")
-    if target_context and not target_tokens:
-        raise ValueError("FrameElementScorer: target_context needs target_tokens > 0")
+    check_settings(prune_k, target_tokens, target_context)
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
     layers = [pooler, span_mlp] + ([Linear(nO=token_width)] if token_width else [])
@@ -158,19 +155,41 @@ def build_frame_element_scorer(
         layers=layers,
         params={"fe_vectors": None, "fe_map": None, "no_fe": None, "frame_query": None, "frame_no_fe": None},
         dims={"nD": None},
-        attrs={
-            "learn_fe_vectors": learn_fe_vectors,
-            "endpoints": endpoints,
-            "syntax": syntax,
-            "target_tokens": target_tokens,
-            "on_target": on_target,
-            "prune_k": prune_k,
-            "target_context": target_context,
-            "frame_queries": frame_queries,
-        },
+        attrs=scorer_attrs(
+            learn_fe_vectors, endpoints, syntax, target_tokens, on_target, prune_k, target_context, frame_queries
+        ),
     )
     model.set_ref("tok2vec", tok2vec)
     return model
+
+
+def check_settings(prune_k: int, target_tokens: int, target_context: bool) -> None:
+    if prune_k < 0:
+        raise ValueError(f"FrameElementScorer: prune_k must be >= 0, got {prune_k}")
+    if target_context and not target_tokens:
+        raise ValueError("FrameElementScorer: target_context needs target_tokens > 0")
+
+
+def scorer_attrs(
+    learn_fe_vectors: bool,
+    endpoints: bool,
+    syntax: bool,
+    target_tokens: int,
+    on_target: bool,
+    prune_k: int,
+    target_context: bool,
+    frame_queries: bool,
+) -> Dict:
+    return {
+        "learn_fe_vectors": learn_fe_vectors,
+        "endpoints": endpoints,
+        "syntax": syntax,
+        "target_tokens": target_tokens,
+        "on_target": on_target,
+        "prune_k": prune_k,
+        "target_context": target_context,
+        "frame_queries": frame_queries,
+    }
 
 
 def n_span_inputs(model: Model, width: int) -> int:
@@ -257,6 +276,12 @@ def position_features(rows: Union[numpy.ndarray, List[Row]], on_target: bool = F
     return out
 
 
+def fe_table_node(model: Model) -> Model:
+    """The layer that holds the FE table (fe_vectors, fe_map, no_fe): v2's option scorer,
+    v1's model itself."""
+    return model.get_ref("options") if model.has_ref("options") else model
+
+
 def set_fe_vectors(model: Model, vectors: numpy.ndarray) -> None:
     """The frozen definition vectors of the FE table (rows 1..; row 0 is "no FE")."""
     vectors = numpy.asarray(vectors, dtype="f")
@@ -266,52 +291,101 @@ def set_fe_vectors(model: Model, vectors: numpy.ndarray) -> None:
         raise ValueError(
             f"frame_elements: FE definition vectors of width {vectors.shape[1]}, the model's are {model.get_dim('nD')}"
         )
-    model.set_param("fe_vectors", model.ops.asarray2f(vectors))
+    node = fe_table_node(model)
+    node.set_param("fe_vectors", node.ops.asarray2f(vectors))
 
 
 def frame_element_init(model: Model, X: Optional[FEInput] = None, Y=None) -> None:
-    if not model.has_param("fe_vectors"):
+    projection = model.layers[2] if len(model.layers) > 2 else None
+    init_parts(model, model.layers[0], projection, model.layers[1], model, X)
+
+
+def init_parts(
+    rows: Model, pooler: Model, projection: Optional[Model], span_mlp: Model, options: Model, X=None
+) -> None:
+    """Initialize the model's parts: `rows` holds the pruner's and target-token layer's
+    parameters, `options` the FE table (v1: both the model itself)."""
+    if not options.has_param("fe_vectors"):
         raise ValueError(
             "frame_elements: the FE table is empty; the component sets it from the inventory before initializing the model"
         )
-    width = model.get_param("fe_vectors").shape[1]
-    model.set_dim("nD", width)
-    pooler, span_mlp = model.layers[:2]
+    width = options.get_param("fe_vectors").shape[1]
     pooler.initialize(X=(X[0], [[] for _ in X[0]]) if X is not None else None)
     n_vec = pooler.get_dim("nO")
-    if len(model.layers) > 2:
-        model.layers[2].initialize(X=model.ops.alloc2f(2, n_vec))
-        n_vec = model.layers[2].get_dim("nO")
-    if model.attrs.get("target_tokens", 0):
+    if projection is not None:
+        projection.initialize(X=rows.ops.alloc2f(2, n_vec))
+        n_vec = projection.get_dim("nO")
+    if rows.attrs.get("target_tokens", 0):
         target_tokens.init_params(
-            model, n_vec, model.attrs["target_tokens"], context=model.attrs.get("target_context", False)
+            rows, n_vec, rows.attrs["target_tokens"], context=rows.attrs.get("target_context", False)
         )
-    if model.attrs.get("prune_k", 0):
-        span_pruner.init_params(model, n_vec, 4 if model.attrs["endpoints"] else 2, n_static_features(model))
-    n_in = n_span_inputs(model, n_vec)
-    span_mlp.initialize(X=model.ops.alloc2f(2, n_in), Y=model.ops.alloc2f(2, width))
-    if not model.has_param("fe_map"):
-        model.set_param("fe_map", model.ops.asarray2f(numpy.eye(width, dtype="f")))
-    if not model.has_param("no_fe"):
+    if rows.attrs.get("prune_k", 0):
+        span_pruner.init_params(rows, n_vec, 4 if rows.attrs["endpoints"] else 2, n_static_features(rows))
+    n_in = n_span_inputs(rows, n_vec)
+    span_mlp.initialize(X=rows.ops.alloc2f(2, n_in), Y=rows.ops.alloc2f(2, width))
+    if not options.has_param("fe_map"):
+        options.set_param("fe_map", options.ops.asarray2f(numpy.eye(width, dtype="f")))
+    if not options.has_param("no_fe"):
         rng = numpy.random.default_rng(0)
-        model.set_param("no_fe", model.ops.asarray1f(rng.normal(0, 1 / numpy.sqrt(width), width).astype("f")))
-    if model.attrs.get("frame_queries", False) and not model.has_param("frame_query"):
-        model.set_param("frame_query", model.ops.alloc2f(width, width))
-        model.set_param("frame_no_fe", model.ops.alloc2f(width, width))
+        options.set_param("no_fe", options.ops.asarray1f(rng.normal(0, 1 / numpy.sqrt(width), width).astype("f")))
+    if options.attrs.get("frame_queries", False) and not options.has_param("frame_query"):
+        options.set_param("frame_query", options.ops.alloc2f(width, width))
+        options.set_param("frame_no_fe", options.ops.alloc2f(width, width))
+    options.set_dim("nD", width)
 
 
 def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     """(scores, mask, prune_scores): per row its options' scores and which of them exist,
     (n_rows, most options); with prune_k, the rows pruning dropped have an all-zero mask
     row (the component skips them) and prune_scores holds every row's prune score (zeros
-    without a pruner). The backprop takes (d_scores, _, d_prune_scores or None)."""
+    without a pruner). The backprop takes (d_scores, _, d_prune_scores or None).
+    Three steps, each with its own backprop: the rows' features (`row_features`), the span
+    vectors (`span_vectors`) and the options' scores (`option_scores`)."""
     docs, rows, options = X[:3]
-    forced = X[3] if len(X) > 3 else None
     row_frames = X[4] if len(X) > 4 else None
     if model.attrs.get("frame_queries", False) and row_frames is None:
         raise ValueError("frame_elements: a model with frame_queries needs each row's frame (the fifth input)")
-    ops = model.ops
     pooler, span_mlp = model.layers[:2]
+    projection = model.layers[2] if len(model.layers) > 2 else None
+    n_opts = max((len(o) for o in options), default=1)
+    features, bp_features = row_features(model, pooler, projection, X, is_train)
+    if features is None:
+        ops = model.ops
+        return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts), ops.alloc1f(0)), lambda dY: X
+    spans_unit, bp_spans = span_vectors(span_mlp, features, is_train)
+    (scores, mask), bp_options = option_scores(model, spans_unit, options, features.kept, row_frames, n_opts)
+
+    def backprop(d_out):
+        d_scores = d_out[0] if isinstance(d_out, tuple) else d_out
+        d_prune = d_out[2] if isinstance(d_out, tuple) and len(d_out) > 2 else None
+        bp_features(bp_spans(bp_options(d_scores)), d_prune)
+        return X
+
+    return (scores, mask, features.prune_scores), backprop
+
+
+class RowFeatures(NamedTuple):
+    """What the span vectors are computed from, for the rows pruning kept: the pooled
+    vectors of the batch's distinct spans (`pooled`), per group (span, target and with
+    `endpoints` first and last token) the kept rows' indices into them (`idx`), the kept
+    rows' other features (`extra`: position, syntax, target-conditioned tokens); the kept
+    rows' indices among all rows (`kept`) and every row's prune score."""
+
+    pooled: Floats2d
+    idx: List
+    extra: Floats2d
+    kept: numpy.ndarray
+    prune_scores: Floats1d
+
+
+def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FEInput, is_train: bool):
+    """The rows' features (RowFeatures; None when there are no rows) and the backprop,
+    which takes the gradient of the feature matrix (`feature_matrix`) and of the prune
+    scores (or None) and sends them to the token vectors. `model` holds the pruner's and
+    the target-token layer's parameters and the settings (attrs)."""
+    docs, rows, options = X[:3]
+    forced = X[3] if len(X) > 3 else None
+    ops = model.ops
     # rows: per doc an (n, 4) array or a list of 4-tuples
     flat_rows = (
         numpy.concatenate([numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in rows])
@@ -357,13 +431,11 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         offset += len(distinct)
     index = numpy.concatenate(doc_index, axis=1) if doc_index else numpy.zeros((n_groups, 0), dtype="int64")
     pooled, bp_pooled = pooler((docs, spans), is_train)
-    n_opts = max((len(o) for o in options), default=1)
     if not len(flat_rows):
-        return (ops.alloc2f(0, n_opts), ops.alloc2f(0, n_opts), ops.alloc1f(0)), lambda dY: X
-    if len(model.layers) > 2:  # token_width: project each distinct pooled vector once
-        pooled, bp_project = model.layers[2](pooled, is_train)
-    else:
-        bp_project = None
+        return None, None
+    bp_project = None
+    if projection is not None:  # token_width: project each distinct pooled vector once
+        pooled, bp_project = projection(pooled, is_train)
     extra = [position_features(flat_rows, on_target)]
     if model.attrs["syntax"]:
         extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
@@ -380,8 +452,6 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     idx = [i[kept_xp] for i in all_idx]
     extra_feats = all_static[kept_xp]
     n_static = extra_feats.shape[1]
-    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
-    parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
     bp_tt = None
     if with_tt:
         tt_feats, bp_tt = target_tokens.forward(
@@ -389,12 +459,64 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         )
         extra_feats = ops.xp.concatenate([extra_feats, tt_feats[kept_xp]], axis=1)
         tt_shape = tt_feats.shape
+    features = RowFeatures(pooled, idx, extra_feats, kept, prune_scores)
+
+    def backprop(d_feats: Floats2d, d_prune) -> None:
+        w = pooled.shape[1]
+        span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
+        d_pooled = ops.alloc2f(*pooled.shape)
+        d_product = d_feats[:, 2 * w : 3 * w]
+        ops.xp.add.at(d_pooled, idx[0], d_feats[:, :w] + d_product * target_vecs)
+        ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
+        for g, i in enumerate(idx[2:]):
+            ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
+        if bp_tt is not None:
+            d_tt = ops.alloc2f(*tt_shape)
+            d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * w + n_static :]
+            bp_tt(d_tt, d_pooled)
+        if bp_prune is not None and d_prune is not None:
+            bp_prune(ops.asarray1f(d_prune), d_pooled)
+        bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
+
+    return features, backprop
+
+
+def feature_matrix(ops, features: RowFeatures) -> Floats2d:
+    """Per kept row: its span, target, their product, (first, last token), other features."""
+    pooled, idx = features.pooled, features.idx
+    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
+    parts = [span_vecs, target_vecs, span_vecs * target_vecs] + [pooled[i] for i in idx[2:]]
+    return ops.xp.concatenate(parts + [features.extra], axis=1)
+
+
+def span_vectors(span_mlp: Model, features: RowFeatures, is_train: bool):
+    """The kept rows' span vectors (span_mlp over the feature matrix, L2-normalised) and
+    the backprop to the feature matrix. At prediction the matrix is never built
+    (`_predict_hidden`)."""
+    ops = span_mlp.ops
     if not is_train and _first_layer(span_mlp) is not None:
-        hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, span_vecs * target_vecs, extra_feats), None
+        pooled, idx = features.pooled, features.idx
+        products = pooled[idx[0]] * pooled[idx[1]]
+        hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, products, features.extra), None
     else:
-        feats = ops.xp.concatenate(parts + [extra_feats], axis=1)
-        hidden, bp_mlp = span_mlp(feats, is_train)
-    spans_unit, bp_spans_norm = l2_normalize(ops, hidden)
+        hidden, bp_mlp = span_mlp(feature_matrix(ops, features), is_train)
+    spans_unit, bp_norm = l2_normalize(ops, hidden)
+
+    def backprop(d_spans_unit: Floats2d) -> Floats2d:
+        return bp_mlp(bp_norm(d_spans_unit))
+
+    return spans_unit, backprop
+
+
+def option_scores(
+    model: Model, spans_unit: Floats2d, options: List[List[int]], kept: numpy.ndarray, row_frames, n_opts: int
+):
+    """(scores, mask) of every row (n_rows, n_opts): the kept rows' span vectors against
+    their options' vectors (cosine), and the backprop to the span vectors. `model` holds
+    the FE table (fe_vectors, fe_map, no_fe; frame_query and frame_no_fe with
+    frame_queries) and the settings (attrs)."""
+    ops = model.ops
+    kept_xp = ops.asarray1i(kept.astype("int32"))
     table = ops.xp.concatenate(
         [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
     )
@@ -405,9 +527,9 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     # by content: equal options (and, with frame_queries, the same frame), one group; k: a
     # kept row's position among the kept
     with_frames = model.attrs.get("frame_queries", False)
-    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(flat_rows), "int64")
-    if len(frame_of) != len(flat_rows):
-        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(flat_rows)} candidate rows")
+    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(options), "int64")
+    if len(frame_of) != len(options):
+        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(options)} candidate rows")
     by_object: Dict[Tuple[int, int], Tuple[Sequence[int], int, List[int]]] = {}
     for k, r in enumerate(kept.tolist()):
         opts, frame = options[r], int(frame_of[r])
@@ -420,8 +542,8 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
     top = max((max(opts) for opts, _ in groups), default=0)
     if top >= len(table):
         raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
-    scores = ops.alloc2f(len(flat_rows), n_opts)
-    mask = ops.alloc2f(len(flat_rows), n_opts)
+    scores = ops.alloc2f(len(options), n_opts)
+    mask = ops.alloc2f(len(options), n_opts)
     plan = [(ops.asarray1i(list(opts)), frame, ops.asarray1i(rows_)) for (opts, frame), rows_ in groups.items()]
     if with_frames:
         # each group's queries: its options' rows shifted by its frame's vector, mapped
@@ -442,9 +564,7 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
             scores[kept_xp[rows_], : len(opts)] = spans_unit[rows_] @ table_unit[opts].T
             mask[kept_xp[rows_], : len(opts)] = 1.0
 
-    def backprop(d_out):
-        d_scores = d_out[0] if isinstance(d_out, tuple) else d_out
-        d_prune = d_out[2] if isinstance(d_out, tuple) and len(d_out) > 2 else None
+    def backprop(d_scores: Floats2d) -> Floats2d:
         d_spans_unit = ops.alloc2f(*spans_unit.shape)
         if with_frames:
             d_table = ops.alloc2f(*table.shape)
@@ -469,24 +589,9 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
         if model.attrs["learn_fe_vectors"]:
             model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
-        d_feats = bp_mlp(bp_spans_norm(d_spans_unit))
-        w = pooled.shape[1]
-        d_pooled = ops.alloc2f(*pooled.shape)
-        d_product = d_feats[:, 2 * w : 3 * w]
-        ops.xp.add.at(d_pooled, idx[0], d_feats[:, :w] + d_product * target_vecs)
-        ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
-        for g, i in enumerate(idx[2:]):
-            ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
-        if bp_tt is not None:
-            d_tt = ops.alloc2f(*tt_shape)
-            d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * w + n_static :]
-            bp_tt(d_tt, d_pooled)
-        if bp_prune is not None and d_prune is not None:
-            bp_prune(ops.asarray1f(d_prune), d_pooled)
-        bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
-        return X
+        return d_spans_unit
 
-    return (scores, mask, prune_scores), backprop
+    return (scores, mask), backprop
 
 
 def _first_layer(span_mlp: Model) -> Optional[Model]:

@@ -27,11 +27,14 @@ class FEFittingMixin:
         thresholds: Sequence[float],
         decodings: Sequence[str] = ("exact", "greedy"),
         ngram_gaps: Sequence[Optional[int]] = (None,),
+        phrases_clauses: Sequence[Optional[bool]] = (None,),
         max_pieces: Sequence[int] = (1,),
         criterion: str = "fe_f",
         batch_size: int = 32,
     ) -> Dict[str, Any]:
-        """Choose the candidate set (the suggester's `ngram_gaps`), decoding, pieces per FE
+        """Choose the candidate set (the suggester's `ngram_gaps`, and with `phrases_clauses`
+        True fe_candidate_suggester.v2's phrases and clauses, False without them, None as
+        configured), decoding, pieces per FE
         (`max_pieces`) and decision threshold (the gain, log p(FE) - log p(no FE), a
         candidate must exceed) for `criterion` on `examples` (gold frames; a dev set):
         "fe_f" (exact span and name) or "fe_os_f" (open-sesame's measure); and use them:
@@ -47,11 +50,12 @@ class FEFittingMixin:
             docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         settings = nlp.config["components"][self.name].get("suggester") or {}
         configured = settings.get("ngram_gap")
+        configured_extras = bool(settings.get("phrases")) and bool(settings.get("clauses"))
         saved, rows = (self.cfg["decoding"], self.cfg["threshold"], self.suggester), []
         saved_pieces = self.cfg.get("max_pieces", 1)
         try:
-            for gap in ngram_gaps:
-                self.suggester = _suggester_with_gap(settings, gap)
+            for gap, extras in itertools.product(ngram_gaps, phrases_clauses):
+                self.suggester = _suggester_with_gap(settings, gap, extras)
                 predictions = [
                     (chunk, self.predict(chunk))
                     for chunk in (docs[i : i + batch_size] for i in range(0, len(docs), batch_size))
@@ -67,6 +71,7 @@ class FEFittingMixin:
                     rows.append(
                         {
                             "ngram_gap": gap,
+                            "phrases_clauses": configured_extras if extras is None else extras,
                             "decoding": decoding,
                             "max_pieces": pieces,
                             "threshold": threshold,
@@ -78,14 +83,19 @@ class FEFittingMixin:
         finally:
             self.cfg["decoding"], self.cfg["threshold"], self.suggester = saved
             self.cfg["max_pieces"] = saved_pieces
-        setting = ("decoding", "threshold", "max_pieces", "ngram_gap")
+        setting = ("decoding", "threshold", "max_pieces", "ngram_gap", "phrases_clauses")
         current = next(
-            (r for r in rows if tuple(r[k] for k in setting) == (*saved[:2], saved_pieces, configured)), None
+            (
+                r
+                for r in rows
+                if tuple(r[k] for k in setting) == (*saved[:2], saved_pieces, configured, configured_extras)
+            ),
+            None,
         )
         best = max(rows, key=lambda r: (r[criterion] or 0.0, -r["candidate_rows"]))
         best = {**best, "criterion": criterion}
         self.cfg.update(decoding=best["decoding"], threshold=best["threshold"], max_pieces=best["max_pieces"])
-        self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
+        self.suggester = _suggester_with_gap(settings, best["ngram_gap"], best["phrases_clauses"])
         return {"before": current, "best": best, "grid": rows}
 
     def _candidate_recall(self, predictions: List[Tuple[List[Doc], Dict[str, Any]]], examples: Sequence[Example]):
@@ -125,11 +135,23 @@ class FEFittingMixin:
         }
 
 
-def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int]) -> Callable:
-    """The suggester of the config block `settings`, with `ngram_gap` set."""
-    settings = dict(settings)
+V2 = "spacy-frames.fe_candidate_suggester.v2"
+
+
+def suggester_settings(settings: Dict[str, Any], ngram_gap: Optional[int], extras: Optional[bool] = None) -> Dict:
+    """The config block `settings` with `ngram_gap` set and, unless `extras` is None,
+    fe_candidate_suggester.v2 with its phrases and clauses on (True) or off (False)."""
+    settings = {**settings, "ngram_gap": ngram_gap}
+    if extras is not None:
+        settings.update({"@misc": V2, "phrases": bool(extras), "clauses": bool(extras)})
+    return settings
+
+
+def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int], extras: Optional[bool] = None) -> Callable:
+    """The suggester of `suggester_settings(settings, ngram_gap, extras)`."""
+    settings = suggester_settings(settings, ngram_gap, extras)
     factory = registry.misc.get(settings.pop("@misc", "spacy-frames.fe_candidate_suggester.v1"))
-    return factory(**{**settings, "ngram_gap": ngram_gap})
+    return factory(**settings)
 
 
 def _target_offsets(key: str) -> Optional[Tuple[int, int]]:

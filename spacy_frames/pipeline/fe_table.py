@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 import numpy
 
 from ..inventory.frames import FrameInventory
-from ..ml.frame_elements import set_fe_vectors
+from ..ml.frame_elements import fe_table_node, set_fe_vectors
 
 
 class FETableMixin:
@@ -72,7 +72,7 @@ class FETableMixin:
             if keys and self._by_label:
                 self._set_label_rows(keys, texts, encode)
             elif keys:
-                old = self.model.get_param("fe_vectors")
+                old = fe_table_node(self.model).get_param("fe_vectors")
                 set_fe_vectors(
                     self.model,
                     numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
@@ -165,8 +165,12 @@ class FETableMixin:
         (label_init = "random") or as the mean of its definitions' vectors ("definitions":
         then a frame added at run time with FE names never trained still gets vectors in
         the space the trained names live in)."""
-        old = {fe: i for i, (_, fe) in enumerate(self.fe_table)} if self.model.has_param("fe_vectors") else {}
-        current = self.model.ops.to_numpy(self.model.get_param("fe_vectors")) if old else None
+        old = (
+            {fe: i for i, (_, fe) in enumerate(self.fe_table)}
+            if fe_table_node(self.model).has_param("fe_vectors")
+            else {}
+        )
+        current = self.model.ops.to_numpy(fe_table_node(self.model).get_param("fe_vectors")) if old else None
         new = [(i, fe) for i, (_, fe) in enumerate(keys) if fe not in old]
         by_name: Dict[str, List[numpy.ndarray]] = {}
         if self.cfg["label_init"] == "definitions" and new:
@@ -201,7 +205,7 @@ class FETableMixin:
         )
 
     def _require_table(self) -> None:
-        if not self.fe_table or not self.model.has_param("fe_vectors"):
+        if not self.fe_table or not fe_table_node(self.model).has_param("fe_vectors"):
             raise ValueError(
                 f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
                 '([initialize.components.frame_elements.frames] @misc = "spacy-frames.frame_inventory.v1").'

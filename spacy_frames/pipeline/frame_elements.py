@@ -45,6 +45,7 @@ from thinc.api import Config, Model, set_dropout_rate
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
 from ..losses import FrameElementLoss, span_pruner_loss
+from ..ml.frame_elements import fe_table_node
 from ..scoring.frame_elements import score_frame_elements
 from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
@@ -330,7 +331,7 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             for target, (first, last) in zip(doc_targets, doc_ranges)
         ]
         index_array = numpy.concatenate(index) if index else numpy.zeros(0, dtype="int64")
-        width = self.model.get_param("fe_vectors").shape[1]
+        width = fe_table_node(self.model).get_param("fe_vectors").shape[1]
         vectors = self._require_owner().frame_definition_vectors(list(names)) if names else numpy.zeros((0, width), "f")
         return index_array, numpy.asarray(vectors, dtype="float32")
 

@@ -14,13 +14,22 @@ tokens of the target on either side:
 - with `include_target`, the target span itself: FrameNet puts an FE on the target
   itself where the word incorporates it ("[president]" is the Leader of Leadership,
   "[farmers]" the Person of People_by_vocation; about a fifth of full-text FEs).
+- with `phrases` (and a parse), every phrase the target sits in, cut at the target: for
+  the target's head word and each of its ancestors, the part of the ancestor's subtree
+  after the target and the part before it ("the strongest [critics of our welfare
+  system]": the Entity of *strongest*, a phrase no subtree and no short n-gram gives);
+- with `clauses`, the text between the target and the nearest punctuation mark on each
+  side, and between the target and each sentence edge (with and without the final
+  punctuation mark): clausal FEs ("complaint [that the system discourages working]").
+`spacy-frames.fe_candidate_suggester.v2` turns `phrases` and `clauses` on, with the
+target and the n-grams next to it (v1's defaults offer neither).
 No other candidate overlaps its target (FEs that overlap their target without being it
 are 0.4 % of those on the target in FN1.5 full text). Sentences come from the pipeline when it
 sets them, else the whole doc is one sentence (the window still bounds the cost).
 """
 
 from functools import partial
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy
 from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
@@ -45,6 +54,34 @@ def build_fe_candidate_suggester(
     """Context: `frames_key` (the key of the frame spans whose arguments are wanted).
     ngram_gap: the most tokens between an n-gram candidate and its target (None: any, within
     the window). include_target: the target span is a candidate too."""
+    return _build(max_ngram, window, subtrees, ngram_gap, include_target)
+
+
+@registry.misc("spacy-frames.fe_candidate_suggester.v2")
+def build_fe_candidate_suggester_v2(
+    max_ngram: int = 4,
+    window: int = 30,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = 0,
+    include_target: bool = True,
+    phrases: bool = True,
+    clauses: bool = True,
+) -> Callable[..., Ragged]:
+    """v1's candidates, (`phrases`) the phrases the target sits in cut at the target and
+    (`clauses`) the text from the target to the nearest punctuation and to the sentence
+    edges (module docstring)."""
+    return _build(max_ngram, window, subtrees, ngram_gap, include_target, phrases, clauses)
+
+
+def _build(
+    max_ngram: int,
+    window: int,
+    subtrees: bool,
+    ngram_gap: Optional[int],
+    include_target: bool,
+    phrases: bool = False,
+    clauses: bool = False,
+) -> Callable[..., Ragged]:
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
     if ngram_gap is not None and ngram_gap < 0:
@@ -59,6 +96,8 @@ def build_fe_candidate_suggester(
         subtrees=subtrees,
         ngram_gap=ngram_gap,
         include_target=include_target,
+        phrases=phrases,
+        clauses=clauses,
     )
 
 
@@ -72,7 +111,10 @@ def suggest_fe_candidates(
     subtrees: bool = True,
     ngram_gap: Optional[int] = None,
     include_target: bool = False,
+    phrases: bool = False,
+    clauses: bool = False,
 ) -> Ragged:
+    extra = Extras(phrases, clauses)
     rows = []
     for doc in docs:
         targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
@@ -80,13 +122,20 @@ def suggest_fe_candidates(
         doc_rows = [numpy.zeros((0, 4), dtype="int32")]
         for target in targets:
             cands = _candidates(
-                tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target
+                tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target, extra
             )
             doc_rows.append(
                 numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands])
             )
         rows.append(numpy.concatenate(doc_rows))
     return to_ragged(rows, width=4, ops=ops)
+
+
+class Extras(NamedTuple):
+    """The candidates beyond v1's (module docstring)."""
+
+    phrases: bool = False
+    clauses: bool = False
 
 
 class DocArrays:
@@ -107,12 +156,12 @@ class DocArrays:
             which = numpy.searchsorted(starts, index, side="right") - 1
             self.sent_start = starts[which]
             self.sent_end = numpy.append(starts[1:], n)[which]
+        self.punct = columns[:, 3].astype(bool)
         self.parsed = doc.has_annotation("DEP")
         if self.parsed:
-            heads = index + columns[:, 0]
-            self.left, self.right = subtree_edges(heads)
+            self.heads = index + columns[:, 0]
+            self.left, self.right = subtree_edges(self.heads)
             self.prep = (doc.to_array(DEP) == doc.vocab.strings["prep"]) | (columns[:, 2] == ADP)
-            self.punct = columns[:, 3].astype(bool)
 
 
 def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -139,11 +188,12 @@ def fe_candidates(
     ngram_gap: Optional[int] = None,
     tokens: Optional["DocArrays"] = None,
     include_target: bool = False,
+    extra: Extras = Extras(),
 ) -> List[Tuple[int, int]]:
     """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
     the doc's DocArrays, when the caller asks for many targets of one doc."""
     tokens = tokens if tokens is not None else DocArrays(doc)
-    cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target)
+    cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target, extra)
     return [(int(a), int(b)) for a, b in cands]
 
 
@@ -156,6 +206,7 @@ def _candidates(
     subtrees: bool,
     ngram_gap: Optional[int],
     include_target: bool = False,
+    extra: Extras = Extras(),
 ) -> numpy.ndarray:
     """(k, 2) sorted distinct [start, end) candidates of the target [t_start, t_end)."""
     sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
@@ -177,6 +228,14 @@ def _candidates(
         no_punct = (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
         starts += [left, left[no_prep] + 1, left[no_punct]]
         ends += [right, right[no_prep], right[no_punct] - 1]
+    if extra.phrases and tokens.parsed:
+        phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
+        starts.append(phrase_starts)
+        ends.append(phrase_ends)
+    if extra.clauses:
+        clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
+        starts.append(clause_starts)
+        ends.append(clause_ends)
     start, end = numpy.concatenate(starts), numpy.concatenate(ends)
     keep = (lo <= start) & (start < end) & (end <= hi) & ((end <= t_start) | (start >= t_end))
     codes = start[keep] * (tokens.n + 1) + end[keep]
@@ -184,3 +243,37 @@ def _candidates(
         codes = numpy.append(codes, t_start * (tokens.n + 1) + t_end)
     codes = numpy.unique(codes)
     return numpy.column_stack([codes // (tokens.n + 1), codes % (tokens.n + 1)]).astype("int32")
+
+
+def _phrases(tokens: DocArrays, t_start: int, t_end: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The subtree of the target's head word and of each of its ancestors, cut at the
+    target: the part after it and the part before it."""
+    inside = numpy.arange(t_start, t_end)
+    outside = (tokens.heads[inside] < t_start) | (tokens.heads[inside] >= t_end) | (tokens.heads[inside] == inside)
+    token = int(inside[outside][0]) if outside.any() else t_start
+    starts, ends = [], []
+    for _ in range(tokens.n):  # up to the root; a head cycle (bad input) stops at n steps
+        left, right = int(tokens.left[token]), int(tokens.right[token])
+        starts += [t_end, left]
+        ends += [right, t_start]
+        head = int(tokens.heads[token])
+        if head == token:
+            break
+        token = head
+    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
+
+
+def _clauses(
+    tokens: DocArrays, t_start: int, t_end: int, sent_start: int, sent_end: int
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """From the target to the nearest punctuation mark and to the sentence edge, on each
+    side; the sentence edge also without its punctuation."""
+    after = numpy.flatnonzero(tokens.punct[t_end:sent_end])
+    before = numpy.flatnonzero(tokens.punct[sent_start:t_start])
+    next_punct = t_end + int(after[0]) if len(after) else sent_end
+    prev_punct = sent_start + int(before[-1]) + 1 if len(before) else sent_start
+    last = sent_end - 1 if sent_end > t_end and tokens.punct[sent_end - 1] else sent_end
+    first = sent_start + 1 if sent_start < t_start and tokens.punct[sent_start] else sent_start
+    starts = [t_end, t_end, t_end, prev_punct, sent_start, first]
+    ends = [next_punct, sent_end, last, t_start, t_start, t_start]
+    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")

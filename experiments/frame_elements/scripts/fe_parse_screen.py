@@ -87,6 +87,14 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     # the data schedule at equal steps: the full text three times per epoch; full text only
     "target-full-text-x3": {**TARGET, "corpora.train.full_text_repeats": 3},
     "target-full-text-only": {**TARGET, "variables.max_exemplars": 0},
+    # fe_candidate_suggester.v2: the phrases the target sits in, cut at it, and the text
+    # from the target to the nearest punctuation and to the sentence edges
+    "target-phrases-clauses": {
+        **TARGET,
+        f"{FE}.suggester.@misc": "spacy-frames.fe_candidate_suggester.v2",
+        f"{FE}.suggester.phrases": True,
+        f"{FE}.suggester.clauses": True,
+    },
 }
 
 app = typer.Typer(add_completion=False)

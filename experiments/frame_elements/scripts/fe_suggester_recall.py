@@ -18,8 +18,9 @@ import typer
 from spacy.tokens import Doc, DocBin
 
 app = typer.Typer(add_completion=False)
-# (max_ngram, window, subtrees, ngram_gap, include_target); ngram_gap None: every n-gram
-# of the window
+# (max_ngram, window, subtrees, ngram_gap, include_target[, phrases, clauses]);
+# ngram_gap None: every n-gram of the window; the last two: fe_candidate_suggester.v2's
+# additions (v2 is the last)
 SETTINGS = [
     (4, 30, False, None, False),
     (4, 30, True, None, False),
@@ -35,6 +36,9 @@ SETTINGS = [
     (16, 30, True, None, True),
     (20, 30, True, None, True),
     (25, 40, True, None, True),
+    (4, 30, True, 0, True, True, False),
+    (4, 30, True, 0, True, False, True),
+    (4, 30, True, 0, True, True, True),
 ]
 
 
@@ -50,7 +54,7 @@ def main(
     from tqdm import tqdm
 
     from spacy_frames.extensions import TARGETS_KEY, install_extensions
-    from spacy_frames.suggesters.frame_elements import DocArrays, fe_candidates
+    from spacy_frames.suggesters.frame_elements import DocArrays, Extras, fe_candidates
 
     install_extensions()
     nlp = spacy.load(parser, exclude=["ner"])
@@ -76,11 +80,14 @@ def main(
         n_gold = sum(len(fes) for _, _, fes in pairs)
         by_setting = {}
         n_on_target = sum(1 for _, target, fes in pairs for fe in fes if fe[0] < target.end and target.start < fe[1])
-        for max_ngram, window, subtrees, ngram_gap, include_target in SETTINGS:
+        for max_ngram, window, subtrees, ngram_gap, include_target, *more in SETTINGS:
+            extra = Extras(*more)
             found = on_target = candidates = 0
             for doc, target, fes in pairs:
                 cands = set(
-                    fe_candidates(doc, target, max_ngram, window, subtrees, ngram_gap, arrays[id(doc)], include_target)
+                    fe_candidates(
+                        doc, target, max_ngram, window, subtrees, ngram_gap, arrays[id(doc)], include_target, extra
+                    )
                 )
                 hits = fes & cands
                 found += len(hits)
@@ -88,6 +95,7 @@ def main(
                 candidates += len(cands)
             key = f"{max_ngram},{window},{subtrees}" + (f",{ngram_gap}" if ngram_gap is not None else ",-")
             key += ",target" if include_target else ""
+            key += "".join(f",{name}" for name, on in extra._asdict().items() if on)
             by_setting[key] = {
                 "recall": round(100.0 * found / max(n_gold, 1), 2),
                 "on_target_recall": round(100.0 * on_target / n_on_target, 2) if n_on_target else None,
