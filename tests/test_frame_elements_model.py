@@ -20,8 +20,8 @@ def toy():
     return docs, rows, options, gold
 
 
-def scorer(seed=0, width=8, **kwargs):
-    tok2vec = registry.architectures.get("spacy.HashEmbedCNN.v2")(
+def toy_tok2vec():
+    return registry.architectures.get("spacy.HashEmbedCNN.v2")(
         width=32,
         depth=1,
         embed_size=500,
@@ -30,7 +30,10 @@ def scorer(seed=0, width=8, **kwargs):
         subword_features=True,
         pretrained_vectors=None,
     )
-    model = build_frame_element_scorer(tok2vec, hidden_width=16, dropout=0.0, **kwargs)
+
+
+def scorer(seed=0, width=8, **kwargs):
+    model = build_frame_element_scorer(toy_tok2vec(), hidden_width=16, dropout=0.0, **kwargs)
     set_fe_vectors(model, numpy.random.default_rng(seed).normal(size=(5, width)))
     return model
 
@@ -170,15 +173,7 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
 
     docs, rows, options, _ = toy()
     model = build_frame_element_scorer(
-        registry.architectures.get("spacy.HashEmbedCNN.v2")(
-            width=32,
-            depth=1,
-            embed_size=500,
-            window_size=1,
-            maxout_pieces=2,
-            subword_features=True,
-            pretrained_vectors=None,
-        ),
+        toy_tok2vec(),
         hidden_width=16,
         dropout=0.1,
         **kwargs,
@@ -421,16 +416,7 @@ def test_v2_layers_give_v1_numbers_and_gradients(kwargs):
     X = (docs, rows, options, None, frames)
     v1 = scorer(**kwargs)
     v1.initialize(X=X)
-    tok2vec = registry.architectures.get("spacy.HashEmbedCNN.v2")(
-        width=32,
-        depth=1,
-        embed_size=500,
-        window_size=1,
-        maxout_pieces=2,
-        subword_features=True,
-        pretrained_vectors=None,
-    )
-    v2 = build_frame_element_scorer_v2(tok2vec, hidden_width=16, dropout=0.0, **kwargs)
+    v2 = build_frame_element_scorer_v2(toy_tok2vec(), hidden_width=16, dropout=0.0, **kwargs)
     set_fe_vectors(v2, numpy.zeros((5, 8)))
     v2.initialize(X=X)
     rows_node, spans_node, options_node = v2.layers

@@ -116,15 +116,8 @@ def tune_fe_threshold_cli(
     import srsly
 
     from ..extensions import install_extensions
-    from ..pipeline.fe_fitting import suggester_settings
     from ..scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
     from ..util import save_with_settings
-
-    def suggester_block(nlp, best):
-        configured = nlp.config["components"]["frame_elements"].get("suggester") or {}
-        was_v2 = bool(configured.get("phrases")) and bool(configured.get("clauses"))
-        extras = None if best["phrases_clauses"] == was_v2 else best["phrases_clauses"]
-        return suggester_settings({}, best["ngram_gap"], extras)
 
     try:
         gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
@@ -159,7 +152,7 @@ def tune_fe_threshold_cli(
                 "frame_elements",
                 {key: best[key] for key in ("decoding", "threshold", "max_pieces")},
                 output_model,
-                config_settings={"suggester": suggester_block(nlp, best)},
+                config_settings={"suggester": result["suggester"]},
             )
             result["saved"] = str(output_model)
     except (OSError, ValueError) as err:

@@ -98,8 +98,8 @@ def discourse_sense_init(model: Model, X: Optional[PairInput] = None, Y=None) ->
         )
     else:
         pooler.initialize()
-    model.attrs["token_width"] = pooler.get_dim("nO")
-    init_heads(model, pooler.get_dim("nO") * n_pooled(model.attrs["representation"]))
+    width = pooler.get_dim("nO")
+    init_heads(model, width * n_pooled(model.attrs["representation"]), width)
 
 
 def discourse_sense_forward(model: Model, X: PairInput, is_train: bool):
@@ -145,11 +145,11 @@ def heads_forward(model: Model, flat: Floats2d, is_train: bool):
     return (hidden, logits), backprop
 
 
-def init_heads(model: Model, width: int) -> None:
+def init_heads(model: Model, width: int, token_width: int) -> None:
     """The dense layer (width in, the token width out unless set) and the heads."""
     dense = model.get_ref("dense")
     if not dense.has_dim("nO") or not dense.get_dim("nO"):
-        dense.set_dim("nO", model.attrs["token_width"])
+        dense.set_dim("nO", token_width)
     dense.initialize(X=model.ops.alloc2f(1, width))
     hidden = dense.get_dim("nO")
     for name in HEADS:
@@ -206,7 +206,6 @@ def discourse_sense_v2_init(model: Model, X: Optional[PairInput] = None, Y=None)
     tok2vec = model.get_ref("tok2vec")
     tok2vec.initialize(X=X[0] if X is not None else None)
     width = tok2vec.get_dim("nO")
-    model.attrs["token_width"] = width
     n_spans = n_pooled(model.attrs["representation"]) + (4 if model.attrs["edges"] else 0)
     features = n_spans * width
     if model.attrs["cross_attention"]:
@@ -214,14 +213,14 @@ def discourse_sense_v2_init(model: Model, X: Optional[PairInput] = None, Y=None)
         cross.set_dim("nI", width)
         cross.initialize()
         features += cross.get_dim("nO")
-    init_heads(model, features)
+    init_heads(model, features, width)
 
 
 def discourse_sense_v2_forward(model: Model, X: PairInput, is_train: bool):
     docs, pairs = X
     ops = model.ops
     token_vecs, bp_tok2vec = model.get_ref("tok2vec")(docs, is_train)
-    width = model.attrs.get("token_width") or model.get_ref("tok2vec").get_dim("nO")
+    width = model.get_ref("tok2vec").get_dim("nO")
     offsets = numpy.cumsum([0] + [len(vecs) for vecs in token_vecs])
     rows = [
         (a + offsets[d], b + offsets[d])

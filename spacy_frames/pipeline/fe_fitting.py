@@ -42,7 +42,8 @@ class FEFittingMixin:
         config.cfg records only when the pipeline is saved with it). The model runs once per
         candidate set, each setting re-decodes. The best is the highest criterion; of equal,
         the fewest candidate rows (the component's cost). Returns the configured setting's
-        row ("before"), the best and the whole grid (both measures in every row)."""
+        row ("before"), the best, the whole grid (both measures in every row) and the
+        suggester settings to record in config.cfg ("suggester")."""
         if criterion not in ("fe_f", "fe_os_f"):
             raise ValueError(f"[{self.name}] criterion must be 'fe_f' or 'fe_os_f', got {criterion!r}")
         before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != "frame_identifier"]
@@ -95,8 +96,11 @@ class FEFittingMixin:
         best = max(rows, key=lambda r: (r[criterion] or 0.0, -r["candidate_rows"]))
         best = {**best, "criterion": criterion}
         self.cfg.update(decoding=best["decoding"], threshold=best["threshold"], max_pieces=best["max_pieces"])
-        self.suggester = _suggester_with_gap(settings, best["ngram_gap"], best["phrases_clauses"])
-        return {"before": current, "best": best, "grid": rows}
+        # the configured suggester unless the best turns v2's extras on or off otherwise
+        extras = None if best["phrases_clauses"] == configured_extras else best["phrases_clauses"]
+        self.suggester = _suggester_with_gap(settings, best["ngram_gap"], extras)
+        chosen = suggester_settings({}, best["ngram_gap"], extras)
+        return {"before": current, "best": best, "grid": rows, "suggester": chosen}
 
     def _candidate_recall(self, predictions: List[Tuple[List[Doc], Dict[str, Any]]], examples: Sequence[Example]):
         """The share of the gold FE spans (of the gold targets, those on their target

@@ -28,7 +28,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import srsly
 import typer
@@ -174,16 +174,22 @@ def discourse_scores(model: Path) -> Dict[str, Any]:
     return out
 
 
+def run_file(name: str, table: Dict[str, Any], force: bool) -> Optional[Path]:
+    """The result file of run `name` of `table`, or None when it exists (unless force)."""
+    if name not in table:
+        raise typer.BadParameter(f"unknown setting {name!r}; choose from {list(table)}")
+    out_json = RUNS / f"{name}.json"
+    return None if is_cached(out_json, force) else out_json
+
+
 @app.command("run")
 def run_cli(
     setting: str = typer.Argument(..., help=f"One of {list(SETTINGS)}"),
     force: bool = typer.Option(False, "--force"),
 ):
     """Train one setting's stage 2 from the product's stage 1 and score it on dev."""
-    if setting not in SETTINGS:
-        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
-    out_json = RUNS / f"{setting}.json"
-    if is_cached(out_json, force):
+    out_json = run_file(setting, SETTINGS, force)
+    if out_json is None:
         return
     out = WORK / setting
     config, extent = composed_config(SETTINGS[setting])
@@ -266,10 +272,8 @@ def head_cli(
     (training/frames_final; configs/discourse_head.cfg), with the setting's pair head, and
     scored on GDTB as the runs are: no second transformer pass, and no transformer
     training of its own."""
-    if name not in HEADS:
-        raise typer.BadParameter(f"unknown head {name!r}; choose from {list(HEADS)}")
-    out_json = RUNS / f"{name}.json"
-    if is_cached(out_json, force):
+    out_json = run_file(name, HEADS, force)
+    if out_json is None:
         return
     out = WORK / name
     paths = {
