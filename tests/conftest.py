@@ -181,6 +181,17 @@ def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factor
 
 
 @pytest.fixture(scope="session")
+def trained_discourse_head(tiny_bert, toy_discourse, trained_frames, tmp_path_factory):
+    """The packaged discourse_sense's shape (configs/test/discourse_head.cfg): the pair head
+    trained on the toy frame_identifier pipeline's frozen transformer, so it listens to
+    en_frames_trf's transformer as trained."""
+    config = component_config(
+        "discourse_head", tiny_bert, trained_frames, toy_discourse / "train.spacy", toy_discourse / "dev.spacy"
+    )
+    return train_tiny(config, tmp_path_factory.mktemp("discourse_head"), 40, 20)
+
+
+@pytest.fixture(scope="session")
 def toy_media(tmp_path_factory):
     from media_toy import write_toy_media
 
@@ -291,7 +302,7 @@ def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, medi
 
 @pytest.fixture(scope="session")
 def tiny_frames_trf(
-    trained_frames, trained_fe, trained_inducer_head, trained_discourse, trained_media, tmp_path_factory
+    trained_frames, trained_fe, trained_inducer_head, trained_discourse_head, trained_media, tmp_path_factory
 ) -> Path:
     """A tiny en_frames_trf: every component, trained on its toy data, assembled from
     configs/test/frames_trf.cfg (the head inducer with centroids fitted on its toy instances)."""
@@ -303,5 +314,5 @@ def tiny_frames_trf(
     fit_clusters(inducer_nlp)
     inducer_nlp.to_disk(tmp / "inducer")
     return assemble_frames_trf(
-        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse, trained_media
+        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse_head, trained_media
     )

@@ -280,12 +280,29 @@ def test_cli_annotates_a_csv_corpus_and_reports_errors(tiny_frames_trf, tmp_path
 def test_pipeline_benchmark_times_every_component(tiny_frames_trf):
     from spacy_frames.tools.pipeline_benchmark import directory_size_mib, measure, model_directory
 
-    run = measure(str(tiny_frames_trf), TEXTS * 2, n_threads=1, batch_size=4, n_process=1)
+    run = measure(str(tiny_frames_trf), TEXTS * 2, n_threads=1, batch_size=4, n_process=1, warmup=["Warm up."])
+    parts = measure(str(tiny_frames_trf), TEXTS * 2, 1, 4, 1, warmup=["Warm up."], components=True)
     nlp = spacy.load(tiny_frames_trf)
-    assert list(run["component_seconds"]) == ["tokenizer", *nlp.pipe_names]
+    assert list(parts["component_seconds"]) == ["tokenizer", *nlp.pipe_names] and "words" not in parts
     assert run["words"] == sum(len(nlp.make_doc(t)) for t in TEXTS * 2) and run["words_per_second"] > 0
-    assert run["load_seconds"] > 0 and run["peak_rss_mib"] > 0
+    assert run["load_seconds"] > 0 and run["peak_rss_mib"] > 0 and "component_seconds" not in run
     assert model_directory(str(tiny_frames_trf)) == tiny_frames_trf and directory_size_mib(tiny_frames_trf) > 0
+
+
+def test_benchmark_warms_up_on_texts_it_does_not_time(tmp_path):
+    # a cache keyed by text (media_framer's USE vectors) must not have seen a timed text
+    from spacy.tokens import DocBin
+
+    from spacy_frames.tools.pipeline_benchmark import timed_and_warmup
+
+    nlp = spacy.blank("en")
+    path = tmp_path / "docs.spacy"
+    DocBin(docs=[nlp(f"Sentence number {i} has six words.") for i in range(50)]).to_disk(path)
+    timed, warmup = timed_and_warmup(path, 140, documents=False)
+    assert sum(len(nlp.make_doc(t)) for t in timed) >= 140 and warmup
+    assert not set(timed) & set(warmup)
+    timed, warmup = timed_and_warmup(path, 10_000, documents=False)
+    assert len(timed) == 50 and warmup == []
 
 
 @pytest.mark.slow

@@ -14,11 +14,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 @pytest.mark.slow
 def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
-    tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse, trained_media
+    tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse_head, trained_media
 ):
-    """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements and the inducer
-    as heads on its transformer, discourse_sense with its own transformer copy
-    (replace_listeners), as `spacy assemble` builds en_frames_trf."""
+    """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements, the inducer
+    and discourse_sense as heads on its transformer, as `spacy assemble` builds en_frames_trf."""
     from spacy_frames.tools.annotate import format_doc
 
     inducer_nlp = spacy.load(trained_inducer_head)
@@ -63,24 +62,29 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
         if span._.lexical_unit and span._.lexical_unit.endswith(".v")
     )
     assert nlp("")._.frames == [] and nlp("")._.discourse_relations == []
-    # discourse_sense runs its own copy too, each adjacent-sentence pair encoded as "Arg1
-    # [SEP] Arg2": the same senses as the standalone component given that pair
-    from spacy_frames.corpora.discourse import DiscourseRelation, input_doc, relation_doc
-
+    # discourse_sense reads the shared transformer (no copy of its own, no second pass):
+    # the same relations as the standalone head on the same transformer
     text = "Prices rose sharply. So demand outpaced the supply of grain. Then they boarded the train to Berlin."
     relations = nlp(text)._.discourse_relations
     assert len(relations) == 2
-    standalone = spacy.load(trained_discourse)
+    discourse = nlp.get_pipe("discourse_sense")
+    assert any(node in nlp.get_pipe("transformer").listeners for node in discourse.model.walk())
+    assert not {"transformer", "hf-pytorch"} & {node.name for node in discourse.model.walk()}
+    model_bytes = lambda component: len(srsly.msgpack_loads(component.to_bytes(exclude=["vocab"]))["model"])
+    assert model_bytes(discourse) < model_bytes(nlp.get_pipe("transformer"))
+    standalone = spacy.load(trained_discourse_head)
+
+    def given_pair(pipeline, relation):
+        doc = pipeline.make_doc(text)
+        doc.spans["discourse_args"] = [
+            doc.char_span(*relation["arg1"], alignment_mode="expand"),
+            doc.char_span(*relation["arg2"], alignment_mode="expand"),
+        ]
+        return pipeline(doc)._.discourse_relations[0]
+
     for relation in relations:
-        rel = DiscourseRelation(
-            "t", "Implicit", text[slice(*relation["arg1"])], text[slice(*relation["arg2"])], [relation["sense"]]
-        )
-        expected = standalone(
-            input_doc(standalone, relation_doc(standalone, rel, separator="[SEP]"))
-        )._.discourse_relations[0]
-        assert relation["sense"] == expected["sense"] and relation["score"] == pytest.approx(
-            expected["score"], abs=1e-4
-        )
+        got, expected = given_pair(nlp, relation), given_pair(standalone, relation)
+        assert got["sense"] == expected["sense"] and got["score"] == pytest.approx(expected["score"], abs=1e-4)
     assert "discourse relations:" in format_doc(nlp(text))
     # media_framer with its own copy: the same frame scores as the standalone component
     from media_toy import ARTICLES
@@ -126,7 +130,7 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
 
 @pytest.fixture(scope="module")
 def own_copy_frames_trf(
-    trained_frames, trained_fe, trained_inducer, trained_discourse, trained_media, tmp_path_factory
+    trained_frames, trained_fe, trained_inducer, trained_discourse_head, trained_media, tmp_path_factory
 ):
     """The tiny pipeline with an inducer that fine-tuned its own encoder copy (configs/test/inducer.cfg,
     alpha > 0 possible), moved into the component by replace_listeners."""
@@ -141,7 +145,7 @@ def own_copy_frames_trf(
         trained_frames,
         trained_fe,
         tmp / "inducer",
-        trained_discourse,
+        trained_discourse_head,
         trained_media,
         **{"components.frame_inducer.replace_listeners": ["model.tok2vec"]},
     )

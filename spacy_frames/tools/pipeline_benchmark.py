@@ -5,7 +5,9 @@ bare transformer (1 and 2 processes), each component's share of the time, peak m
 discourse_sense has sentence pairs to classify and media_framer whole articles).
 
 Every measurement runs in a fresh spawned process (tools/benchmark.py), so peak memory
-and load time are the pipeline's own.
+and load time are the pipeline's own. Each process warms up on texts that follow the timed
+ones in the corpus, so no cache (USE vectors are cached by text) has seen a timed text, and
+the components' shares come from a first pass of their own process.
 """
 
 import multiprocessing
@@ -13,7 +15,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from .benchmark import load_texts
 
@@ -34,12 +36,20 @@ def model_directory(model: str) -> Path:
     return data[0] if data else package
 
 
-def measure(model: str, texts: List[str], n_threads: int, batch_size: int, n_process: int) -> Dict:
-    """Run in a fresh process: load time, words/s with `n_process` processes (each with
-    n_threads // n_process torch threads, so both settings use the same cores), the time of
-    each component over the texts (one process), peak RSS of this process and its workers."""
-    import resource
-
+def measure(
+    model: str,
+    texts: List[str],
+    n_threads: int,
+    batch_size: int,
+    n_process: int,
+    warmup: Sequence[str] = (),
+    components: bool = False,
+) -> Dict:
+    """Run in a fresh process: load time, then after a warm-up on `warmup` (texts not
+    timed; the first text when empty) either words/s with `n_process` processes (each with
+    n_threads // n_process torch threads, so both settings use the same cores) or, with
+    `components`, the time of each component over the texts; peak RSS of this process and
+    its workers."""
     import spacy
     import torch
 
@@ -48,28 +58,37 @@ def measure(model: str, texts: List[str], n_threads: int, batch_size: int, n_pro
     start = time.perf_counter()
     nlp = spacy.load(model)
     load_seconds = time.perf_counter() - start
-    list(nlp.pipe(texts[: max(1, len(texts) // 20)], batch_size=batch_size))  # warm-up
+    list(nlp.pipe(list(warmup) or texts[:1], batch_size=batch_size))
+    result = {"model": str(model), "pipeline": list(nlp.pipe_names), "load_seconds": round(load_seconds, 2)}
+    if components:
+        result["component_seconds"] = component_seconds(nlp, texts, batch_size)
+        result["peak_rss_mib"] = peak_rss_mib()
+        return result
     start = time.perf_counter()
     n_words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size, n_process=n_process))
     seconds = time.perf_counter() - start
-    result = {
-        "model": str(model),
-        "pipeline": list(nlp.pipe_names),
-        "n_process": n_process,
-        "torch_threads_per_process": threads,
-        "load_seconds": round(load_seconds, 2),
-        "docs": len(texts),
-        "words": n_words,
-        "seconds": round(seconds, 2),
-        "words_per_second": round(n_words / seconds, 1),
-    }
-    if n_process == 1:
-        result["component_seconds"] = component_seconds(nlp, texts, batch_size)
+    result.update(
+        {
+            "n_process": n_process,
+            "torch_threads_per_process": threads,
+            "docs": len(texts),
+            "words": n_words,
+            "seconds": round(seconds, 2),
+            "words_per_second": round(n_words / seconds, 1),
+            "peak_rss_mib": peak_rss_mib(),
+        }
+    )
+    return result
+
+
+def peak_rss_mib() -> float:
+    """Peak RSS of this process and of its largest finished child (the n_process workers)."""
+    import resource
+
     peak_kib = max(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     )
-    result["peak_rss_mib"] = round(peak_kib / 1024, 1)
-    return result
+    return round(peak_kib / 1024, 1)
 
 
 def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float]:
@@ -88,28 +107,51 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
     return {name: round(value, 3) for name, value in seconds.items()}
 
 
-def measure_in_fresh_process(model: str, texts: List[str], n_threads: int, batch_size: int, n_process: int) -> Dict:
+def measure_in_fresh_process(
+    model: str,
+    texts: List[str],
+    n_threads: int,
+    batch_size: int,
+    n_process: int,
+    warmup: Sequence[str] = (),
+    components: bool = False,
+) -> Dict:
     # A ProcessPoolExecutor worker is not daemonic, so nlp.pipe(n_process=2) may start
     # its own workers inside it (a multiprocessing.Pool worker may not).
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(measure, model, texts, n_threads, batch_size, n_process).result()
+        return pool.submit(measure, model, texts, n_threads, batch_size, n_process, warmup, components).result()
+
+
+def timed_and_warmup(corpus: Path, n_words: int, documents: bool) -> Tuple[List[str], List[str]]:
+    """The timed texts (about n_words words) and the warm-up texts that follow them in the
+    corpus (about a twentieth as many words; none when the corpus ends first)."""
+    timed = load_texts(corpus, n_words, documents=documents)
+    more = load_texts(corpus, n_words + max(1, n_words // 20), documents=documents)
+    return timed, more[len(timed) :]
+
+
+def component_shares(seconds: Dict[str, float]) -> Dict[str, float]:
+    total = sum(seconds.values())
+    return {name: round(value / total, 3) for name, value in seconds.items()}
 
 
 def benchmark_documents(model: str, bare: str, corpus: Path, *, n_words: int, n_threads: int, batch_size: int) -> Dict:
     """The full pipeline and the bare transformer on whole documents of `corpus` (one
     process each): words/s, their ratio, each component's share, peak memory."""
-    texts = load_texts(corpus, n_words, documents=True)
-    full = measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1)
-    bare_run = measure_in_fresh_process(str(bare), texts, n_threads, batch_size, 1)
-    total = sum(full["component_seconds"].values())
+    texts, warmup = timed_and_warmup(corpus, n_words, documents=True)
+    full = measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1, warmup)
+    bare_run = measure_in_fresh_process(str(bare), texts, n_threads, batch_size, 1, warmup)
+    parts = measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1, warmup, components=True)
     return {
         "corpus": str(corpus),
         "documents": len(texts),
+        "warmup_documents": len(warmup),
         "words": full["words"],
         "words_per_doc": round(full["words"] / len(texts), 1),
         "words_per_second": {"full": full["words_per_second"], "bare_transformer": bare_run["words_per_second"]},
         "full_over_bare": round(full["words_per_second"] / bare_run["words_per_second"], 3),
-        "component_share": {name: round(sec / total, 3) for name, sec in full["component_seconds"].items()},
+        "component_share": component_shares(parts["component_seconds"]),
+        "component_seconds": parts["component_seconds"],
         "peak_rss_mib": {"full": full["peak_rss_mib"], "bare_transformer": bare_run["peak_rss_mib"]},
     }
 
@@ -124,15 +166,15 @@ def benchmark_pipeline(
     batch_size: int = 64,
     documents: Sequence[Path] = (),
 ) -> Dict:
-    texts = load_texts(corpus, n_words)
+    texts, warmup = timed_and_warmup(corpus, n_words, documents=False)
     runs = {}
     for name, path in (("full", model), ("bare_transformer", bare)):
         for n_process in (1, 2):
             runs[f"{name}_n_process_{n_process}"] = measure_in_fresh_process(
-                str(path), texts, n_threads, batch_size, n_process
+                str(path), texts, n_threads, batch_size, n_process, warmup
             )
     full = runs["full_n_process_1"]
-    total = sum(full["component_seconds"].values())
+    parts = measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1, warmup, components=True)
     import torch
 
     return {
@@ -144,7 +186,8 @@ def benchmark_pipeline(
         "machine": {"cpus": os.cpu_count(), "torch": torch.__version__},
         "words_per_second": {key: run["words_per_second"] for key, run in runs.items()},
         "full_over_bare": round(full["words_per_second"] / runs["bare_transformer_n_process_1"]["words_per_second"], 3),
-        "component_share": {name: round(sec / total, 3) for name, sec in full["component_seconds"].items()},
+        "component_share": component_shares(parts["component_seconds"]),
+        "component_seconds": parts["component_seconds"],
         "load_seconds": full["load_seconds"],
         "peak_rss_mib": full["peak_rss_mib"],
         "installed_size_mib": directory_size_mib(model_directory(model)),
