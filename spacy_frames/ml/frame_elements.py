@@ -33,17 +33,15 @@ on a row pruning dropped); and each row's prune score.
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy
-from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats1d, Floats2d
 
-from ..suggesters.frame_elements import subtree_edges
 from . import span_pruner, target_tokens
+from .fe_features import N_SYNTAX, Row, n_position_features, position_features, syntax_features
 from .layers import build_span_pooler, l2_normalize
 
-Row = Tuple[int, int, int, int]
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
 # it, and (frame_queries) per row the index of its frame in a matrix of frame vectors
 RowFrames = Tuple[numpy.ndarray, numpy.ndarray]
@@ -52,62 +50,6 @@ FEInput = Union[
     Tuple[List[Doc], List[List[Row]], List[List[int]], Optional[numpy.ndarray]],
     Tuple[List[Doc], List[List[Row]], List[List[int]], Optional[numpy.ndarray], Optional[RowFrames]],
 ]
-DISTANCE_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24)  # token gaps; the last bucket is open
-LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
-# en_core_web_sm's (ClearNLP) dependency labels; any other label is the last column
-DEP_LABELS = (
-    "ROOT",
-    "acl",
-    "acomp",
-    "advcl",
-    "advmod",
-    "agent",
-    "amod",
-    "appos",
-    "attr",
-    "aux",
-    "auxpass",
-    "case",
-    "cc",
-    "ccomp",
-    "compound",
-    "conj",
-    "csubj",
-    "csubjpass",
-    "dative",
-    "dep",
-    "det",
-    "dobj",
-    "expl",
-    "intj",
-    "mark",
-    "meta",
-    "neg",
-    "nmod",
-    "npadvmod",
-    "nsubj",
-    "nsubjpass",
-    "nummod",
-    "oprd",
-    "parataxis",
-    "pcomp",
-    "pobj",
-    "poss",
-    "preconj",
-    "predet",
-    "prep",
-    "prt",
-    "punct",
-    "quantmod",
-    "relcl",
-    "xcomp",
-)
-DEP_INDEX = {label: i for i, label in enumerate(DEP_LABELS)}
-# how the span's root hangs from the target: its head is in the target; its grandparent
-# is (through a preposition, "gave it [to] him"); it holds the target's head; it shares
-# the target's head; the span is a whole subtree
-RELATIONS = ("child", "grandchild", "governor", "sibling", "subtree")
-N_SYNTAX = len(DEP_LABELS) + 1 + len(RELATIONS)
 
 
 @registry.architectures("spacy-frames.FrameElementScorer.v1")
@@ -202,78 +144,6 @@ def n_span_inputs(model: Model, width: int) -> int:
 def n_static_features(model: Model) -> int:
     """Width of a row's position (and syntax) features."""
     return n_position_features(model.attrs.get("on_target", False)) + (N_SYNTAX if model.attrs["syntax"] else 0)
-
-
-def n_position_features(on_target: bool = False) -> int:
-    return 2 * len(DISTANCE_BUCKETS) + len(LENGTH_BUCKETS) + int(on_target)
-
-
-def bucket(value, edges: Sequence[int]):
-    """The bucket of `value` (a number or an array) among the lower `edges`."""
-    return numpy.searchsorted(edges, value, side="right") - 1
-
-
-def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
-    """Per span [start, end): its first token whose head lies outside it (or is itself);
-    the start when none does. One vectorised pass per token position, over distinct spans."""
-    codes, inverse = numpy.unique(starts.astype("int64") * (len(heads) + 1) + ends, return_inverse=True)
-    first, last = codes // (len(heads) + 1), codes % (len(heads) + 1)
-    root, found = first.copy(), numpy.zeros(len(codes), dtype=bool)
-    for k in range(int((last - first).max(initial=0))):
-        i = first + k
-        open_ = ~found & (i < last)
-        if not open_.any():
-            break
-        h = heads[numpy.minimum(i, len(heads) - 1)]
-        is_root = open_ & ((h == i) | (h < first) | (h >= last))
-        root[is_root] = i[is_root]
-        found |= is_root
-    return root[inverse.reshape(-1)]
-
-
-def syntax_features(doc: Doc, rows: Union[numpy.ndarray, List[Row]]) -> numpy.ndarray:
-    """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
-    zero when the doc has no parse). Roots are found once per distinct span."""
-    out = numpy.zeros((len(rows), N_SYNTAX), dtype="f")
-    if not doc.has_annotation("DEP") or not len(rows):
-        return out
-    heads = numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")
-    dep_index = {doc.vocab.strings[label]: i for label, i in DEP_INDEX.items()}  # hashes: uint64, kept so
-    deps = numpy.asarray([dep_index.get(d, len(DEP_LABELS)) for d in doc.to_array(DEP).tolist()], dtype="i")
-    left, right = subtree_edges(heads)  # right: one past the subtree's last token
-    ts, te, ss, se = numpy.asarray(rows, dtype="int64").reshape(-1, 4).T
-    span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
-    n = numpy.arange(len(rows))
-    out[n, deps[span_root]] = 1.0
-    head = heads[span_root]
-    has_head = head != span_root
-    target_head = heads[target_root]
-    prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
-    n_dep = len(DEP_LABELS) + 1
-    out[:, n_dep] = (ts <= head) & (head < te) & has_head
-    out[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
-    out[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
-    out[:, n_dep + 3] = (head == target_head) & has_head
-    out[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
-    return out
-
-
-def position_features(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> numpy.ndarray:
-    """One-hots of the span's side and gap to its target, and of its length; with
-    `on_target`, a last column: the span is its target."""
-    out = numpy.zeros((len(rows), n_position_features(on_target)), dtype="f")
-    if not len(rows):
-        return out
-    ts, te, ss, se = numpy.asarray(rows, dtype="i").reshape(-1, 4).T
-    n_dist = len(DISTANCE_BUCKETS)
-    before = se <= ts
-    gap = numpy.where(before, ts - se, numpy.maximum(ss - te, 0))
-    n = numpy.arange(len(rows))
-    out[n, numpy.where(before, 0, n_dist) + bucket(gap, DISTANCE_BUCKETS)] = 1.0
-    out[n, 2 * n_dist + bucket(numpy.maximum(se - ss, 1), LENGTH_BUCKETS)] = 1.0
-    if on_target:
-        out[:, -1] = (ss == ts) & (se == te)
-    return out
 
 
 def fe_table_node(model: Model) -> Model:
