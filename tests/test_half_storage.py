@@ -16,11 +16,28 @@ def _dir_bytes(path):
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+@pytest.fixture(scope="module")
+def own_copy_discourse_frames_trf(tiny_frames_trf, trained_frames, trained_fe, trained_discourse, trained_media):
+    """The tiny pipeline with the measured alternative discourse_sense: its own encoder copy
+    (configs/test/discourse.cfg), moved into the component by replace_listeners."""
+    from conftest import assemble_frames_trf
+
+    return assemble_frames_trf(
+        tiny_frames_trf.parent / "frames_trf_own_discourse",
+        trained_frames,
+        trained_fe,
+        tiny_frames_trf.parent / "inducer",
+        trained_discourse,
+        trained_media,
+        **{"components.discourse_sense.replace_listeners": ["model.tok2vec"]},
+    )
+
+
 @pytest.mark.slow
-def test_half_storage_halves_the_files_and_loads_back_as_float32(tiny_frames_trf, tmp_path):
+def test_half_storage_halves_the_files_and_loads_back_as_float32(own_copy_discourse_frames_trf, tmp_path):
     import torch
 
-    copy = shutil.copytree(tiny_frames_trf, tmp_path / "frames_trf")
+    copy = shutil.copytree(own_copy_discourse_frames_trf, tmp_path / "frames_trf")
     original = spacy.load(copy)
     expected = original(TEXT)
     sizes = {name: _dir_bytes(copy / name) for name in ("frame_identifier", "discourse_sense", "transformer")}
@@ -56,6 +73,8 @@ def test_half_storage_refuses_bad_requests_and_leaves_the_directory_alone(tiny_f
         half_storage(copy, ["frame_finder"])
     with pytest.raises(ValueError, match="'frame_elements' saves no torch weights"):
         half_storage(copy, ["frame_elements"])
+    with pytest.raises(ValueError, match="'discourse_sense' saves no torch weights"):
+        half_storage(copy, ["discourse_sense"])  # the shipped head listens to the shared transformer
     with pytest.raises(ValueError, match="at least one component"):
         half_storage(copy, [])
     result = CliRunner().invoke(app, ["half-storage", str(copy), "--component", "frame_inducer"])
