@@ -10,7 +10,6 @@ tagger rarely agrees with FrameNet on the POS of an idiom). Parenthesised parts
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from spacy.attrs import LEMMA, LOWER, ORTH, POS, TAG
 from spacy.tokens import Doc, Span
 
 from .frames import FrameInventory
@@ -48,9 +47,6 @@ PTB_TO_FN = (
     ("WP", "pron"),
 )
 _OPTIONAL = re.compile(r"[\(\[][^\)\]]*[\)\]]+")
-# the token attributes that decide what a word contributes to Lexicon.candidates
-# (token_lemma, lower_, fn_pos, pos_; is_alpha follows from ORTH)
-_WORD_ATTRS = [LEMMA, ORTH, LOWER, POS, TAG]
 
 
 def fn_pos(token) -> Optional[str]:
@@ -99,14 +95,6 @@ class Lexicon:
                     self.multi.setdefault(words[0], []).append((words, lu))
         for entries in self.multi.values():
             entries.sort(key=lambda entry: -len(entry[0]))
-        # The same entries by their first two words (a multiword LU has at least two), each
-        # with its rank in self.multi[first]: a word's forms and the next word's select the few
-        # entries that can match (self.multi["in"] has dozens), and the ranks keep the order
-        # in which _match_multi_all tries them. Built here: self.multi is not changed later.
-        self._multi_by_pair: Dict[Tuple[str, str], List[Tuple[int, Tuple[str, ...], str]]] = {}
-        for first, entries in self.multi.items():
-            for rank, (words, lu) in enumerate(entries):
-                self._multi_by_pair.setdefault((first, words[1]), []).append((rank, words, lu))
 
     def lookup(self, token) -> Optional[str]:
         pos = fn_pos(token)
@@ -130,40 +118,25 @@ class Lexicon:
         between "come to" and "come" in context ("who come to Pleasant Run").
         """
         oov_pos = set(oov_pos)
-        # A long doc repeats its words: what a word contributes (its forms, its single-word
-        # candidate) depends only on these attributes, so it is computed once per distinct row
-        # from a Token, instead of creating and reading a Token for each word.
-        words: Dict[Tuple[int, ...], Tuple[str, str, bool, bool, Optional[str]]] = {}
-        lemmas: List[str] = []
-        lowers: List[str] = []
-        # per word: (may start a multiword LU, is a single-word candidate, its LU)
-        flags: List[Tuple[bool, bool, Optional[str]]] = []
-        for i, row in enumerate(map(tuple, doc.to_array(_WORD_ATTRS).tolist())):
-            word = words.get(row)
-            if word is None:
-                token = doc[i]
-                lemma, lower = token_lemma(token), token.lower_
-                lu = self.lookup(token)
-                is_candidate = lu is not None or (token.pos_ in oov_pos and token.is_alpha)
-                word = words[row] = (lemma, lower, lemma in self.multi or lower in self.multi, is_candidate, lu)
-            lemmas.append(word[0])
-            lowers.append(word[1])
-            flags.append(word[2:])
+        lemmas = [token_lemma(t) for t in doc]
+        lowers = [t.lower_ for t in doc]
         found: List[Tuple[Span, Optional[str]]] = []
         i = 0
-        while i < len(lemmas):
-            starts_multi, is_candidate, lu = flags[i]
-            if starts_multi:
-                matches = self._match_multi_all(lemmas, lowers, i)
-                if matches and not overlapping:
-                    length, multi_lu = matches[0]
-                    found.append((Span(doc, i, i + length), multi_lu))
-                    i += length
-                    continue
-                # longest first, then the word itself: document order by (start, -length)
-                found.extend((Span(doc, i, i + length), multi_lu) for length, multi_lu in matches)
-            if is_candidate:
-                found.append((Span(doc, i, i + 1), lu))
+        while i < len(doc):
+            matches = self._match_multi_all(lemmas, lowers, i)
+            if matches and not overlapping:
+                length, lu = matches[0]
+                found.append((doc[i : i + length], lu))
+                i += length
+                continue
+            # longest first, then the word itself: document order by (start, -length)
+            found.extend((doc[i : i + length], lu) for length, lu in matches)
+            token = doc[i]
+            lu = self.lookup(token)
+            if lu is not None:
+                found.append((doc[i : i + 1], lu))
+            elif token.pos_ in oov_pos and token.is_alpha:
+                found.append((doc[i : i + 1], None))
             i += 1
         return found
 
@@ -181,27 +154,14 @@ class Lexicon:
 
     def _match_multi_all(self, lemmas: Sequence[str], lowers: Sequence[str], i: int) -> List[Tuple[int, str]]:
         """Every multiword LU starting at word i, one per length, longest first."""
-        if i + 1 >= len(lemmas) or (lemmas[i] not in self.multi and lowers[i] not in self.multi):
-            return []  # most words start no multiword LU
-        # the entries whose first two words match, in the order self.multi gives them
-        # (first word in sorted order, then rank): the first match of each length wins
-        seconds = {lemmas[i + 1], lowers[i + 1]}
-        entries = [
-            (first_rank, rank, words, lu)
-            for first_rank, first in enumerate(sorted({lemmas[i], lowers[i]}))
-            for second in seconds
-            for rank, words, lu in self._multi_by_pair.get((first, second), ())
-        ]
-        if not entries:
-            return []
-        entries.sort(key=lambda entry: entry[:2])
         found: Dict[int, str] = {}
-        for _, _, words, lu in entries:
-            n = len(words)
-            if (
-                n not in found
-                and i + n <= len(lemmas)
-                and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words[2:], 2))
-            ):
-                found[n] = lu
+        for key in sorted({lemmas[i], lowers[i]}):
+            for words, lu in self.multi.get(key, ()):
+                n = len(words)
+                if (
+                    n not in found
+                    and i + n <= len(lemmas)
+                    and all(w in (lemmas[i + k], lowers[i + k]) for k, w in enumerate(words))
+                ):
+                    found[n] = lu
         return sorted(found.items(), key=lambda item: -item[0])

@@ -486,17 +486,11 @@ def _predict_hidden(ops, span_mlp: Model, pooled, idx, products, extra):
     The same numbers as the training path, several times cheaper on long documents."""
     relu = _first_layer(span_mlp)
     W, b = relu.get_param("W"), relu.get_param("b")
-    xp, w = ops.xp, pooled.shape[1]
+    w = pooled.shape[1]
     pre = products @ W[:, 2 * w : 3 * w].T + extra @ W[:, len(idx) * w + w :].T + b
-    pre += (pooled @ W[:, w : 2 * w].T)[idx[1]]  # the target's block
-    # the span's blocks (span, first and last token) summed once per distinct span: a
-    # span is a candidate of several targets, so rows repeat it about three times
-    span_idx = [idx[0]] + list(idx[2:])
-    blocks = [0] + list(range(3, 3 + len(idx) - 2))
-    combos, inverse = numpy.unique(ops.to_numpy(xp.stack(span_idx, axis=1)), axis=0, return_inverse=True)
-    combos = ops.asarray(combos)
-    per_span = sum((pooled @ W[:, k * w : (k + 1) * w].T)[combos[:, g]] for g, k in enumerate(blocks))
-    pre += per_span[ops.asarray(inverse.reshape(-1))]
+    blocks = [0, 1] + list(range(3, 3 + len(idx) - 2))  # span, target, first, last: not the product
+    for i, block in zip(idx, blocks):
+        pre += (pooled @ W[:, block * w : (block + 1) * w].T)[i]
     last = span_mlp.layers[-1]
     if last.name == "linear" and last.has_param("W"):
         # the output layer through the array library's matmul (threaded BLAS), as Linear computes it

@@ -9,59 +9,64 @@ import platform
 import resource
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Union
+from typing import Dict, Iterator, List, Sequence, Tuple, Union
 
 from spacy.tokens import DocBin
 
 
 def load_texts(corpus: Union[str, Path], n_words: int, documents: bool = False) -> List[str]:
-    """The texts of the first docs of a .spacy corpus, up to about n_words words.
+    """The texts of the first docs of a .spacy corpus, up to about n_words words (the doc
+    that reaches n_words included).
 
     documents: whole documents, as users annotate them: consecutive docs of one FrameNet
     document (the converter's `user_data["framenet"]["doc"]`) joined into one text; a doc
     without that key (a media article, already whole) is a document of its own. A folder
     of plain-text files (GDTB's raw documents) gives one document per file, in name order."""
+    texts, _ = take_words(iter_texts(corpus, documents), n_words)
+    if not texts:
+        raise ValueError(f"Benchmark corpus '{corpus}' holds no documents.")
+    return texts
+
+
+def take_words(texts: Iterator[Tuple[str, int]], n_words: int) -> Tuple[List[str], int]:
+    """The next texts of (text, words) pairs up to about n_words words (the text that
+    reaches n_words included; none for n_words <= 0), and their words."""
+    taken, words = [], 0
+    if n_words <= 0:
+        return taken, words
+    for text, n in texts:
+        taken.append(text)
+        words += n
+        if words >= n_words:
+            break
+    return taken, words
+
+
+def iter_texts(corpus: Union[str, Path], documents: bool = False) -> Iterator[Tuple[str, int]]:
+    """(text, words) of each doc of a .spacy corpus (or each document, `load_texts`), in
+    corpus order; words are tokens, or whitespace-separated words for a folder's files."""
     import spacy
 
     path = Path(corpus)
     if documents and path.is_dir():
-        return folder_texts(path, n_words)
+        for file in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+            text = file.read_text(encoding="utf8")
+            yield text, len(text.split())
+        return
     if not path.is_file():
         raise FileNotFoundError(f"Benchmark corpus '{path}' not found: run `spacy project run convert` first.")
     vocab = spacy.blank("en").vocab
-    texts, words = [], 0
     current, current_words, last_key = [], 0, None
     for i, doc in enumerate(DocBin(store_user_data=True).from_disk(path).get_docs(vocab)):
         key = ((doc.user_data or {}).get("framenet") or {}).get("doc", f"#{i}") if documents else f"#{i}"
         if key != last_key and current:
-            texts.append(" ".join(current))
-            words += current_words
+            yield " ".join(current), current_words
             current, current_words = [], 0
-            if words >= n_words:
-                break
         current.append(doc.text)
         current_words += len(doc)
         last_key = key
-    if current and words < n_words:
-        texts.append(" ".join(current))
-    if not texts:
-        raise ValueError(f"Benchmark corpus '{path}' holds no documents.")
-    return texts
-
-
-def folder_texts(path: Path, n_words: int) -> List[str]:
-    """The plain-text files of a folder, one document each, up to about n_words words
-    (whitespace-separated)."""
-    texts, words = [], 0
-    for file in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
-        if words >= n_words:
-            break
-        text = file.read_text(encoding="utf8")
-        texts.append(text)
-        words += len(text.split())
-    if not texts:
-        raise ValueError(f"Benchmark folder '{path}' holds no text files.")
-    return texts
+    if current:
+        yield " ".join(current), current_words
 
 
 def measure_pipeline(

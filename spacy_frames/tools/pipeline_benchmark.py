@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from .benchmark import load_texts
+from .benchmark import iter_texts, take_words
 
 
 def directory_size_mib(path: Path) -> float:
@@ -107,27 +107,23 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
     return {name: round(value, 3) for name, value in seconds.items()}
 
 
-def measure_in_fresh_process(
-    model: str,
-    texts: List[str],
-    n_threads: int,
-    batch_size: int,
-    n_process: int,
-    warmup: Sequence[str] = (),
-    components: bool = False,
-) -> Dict:
+def measure_in_fresh_process(*args, **kwargs) -> Dict:
+    """`measure` with these arguments, in a fresh spawned process."""
     # A ProcessPoolExecutor worker is not daemonic, so nlp.pipe(n_process=2) may start
     # its own workers inside it (a multiprocessing.Pool worker may not).
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(measure, model, texts, n_threads, batch_size, n_process, warmup, components).result()
+        return pool.submit(measure, *args, **kwargs).result()
 
 
 def timed_and_warmup(corpus: Path, n_words: int, documents: bool) -> Tuple[List[str], List[str]]:
     """The timed texts (about n_words words) and the warm-up texts that follow them in the
     corpus (about a twentieth as many words; none when the corpus ends first)."""
-    timed = load_texts(corpus, n_words, documents=documents)
-    more = load_texts(corpus, n_words + max(1, n_words // 20), documents=documents)
-    return timed, more[len(timed) :]
+    texts = iter_texts(corpus, documents)
+    timed, words = take_words(texts, n_words)
+    if not timed:
+        raise ValueError(f"Benchmark corpus '{corpus}' holds no documents.")
+    warmup, _ = take_words(texts, n_words + max(1, n_words // 20) - words)
+    return timed, warmup
 
 
 def component_shares(seconds: Dict[str, float]) -> Dict[str, float]:
