@@ -117,6 +117,7 @@ setup(
             "spacy-frames.fe_candidate_suggester.v1 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester",
             "spacy-frames.fe_candidate_suggester.v2 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester_v2",
         ],
+        "spacy_callbacks": ["spacy-frames.numpy_blas.v1 = spacy_frames.ml.threads:make_numpy_blas"],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],
     },
 )

@@ -31,6 +31,9 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
         "media_framer",
     ]
     assert not nlp.disabled
+    # every CPU layer multiplies through numpy's BLAS (the config's after_pipeline_creation)
+    models = [pipe.model for _, pipe in nlp.pipeline if getattr(pipe, "model", None) is not None]
+    assert len(models) >= 6 and all(not node.ops.use_blis for model in models for node in model.walk())
     # frame_elements labels frame_identifier's frames, on the shared transformer, with the
     # FEs that the standalone component (its own frozen copy of that transformer) gives
     from fe_toy import toy_fe_docs

@@ -70,6 +70,6 @@ def span_pruner_loss(scores, is_gold) -> Tuple[Floats1d, float]:
     sign = xp.where(is_gold, -1.0, 1.0).astype(scores.dtype)  # softplus(sign * s)
     z = sign * scores
     losses = xp.logaddexp(0.0, z)
-    sigmoid = 1.0 / (1.0 + xp.exp(-z))
+    sigmoid = 0.5 * (1.0 + xp.tanh(0.5 * z))  # = 1 / (1 + exp(-z)), without overflow
     weights = xp.where(is_gold, 1.0 / max(n_pos, 1), 1.0 / max(n_neg, 1)).astype(scores.dtype)
     return (weights * sign * sigmoid).astype(scores.dtype), float((weights * losses).sum())

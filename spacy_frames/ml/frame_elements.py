@@ -40,7 +40,7 @@ from thinc.types import Floats1d, Floats2d
 
 from . import span_pruner, target_tokens
 from .fe_features import N_SYNTAX, Row, n_position_features, position_features, syntax_features
-from .layers import build_span_pooler, l2_normalize
+from .layers import build_span_pooler, l2_normalize, mean_pool_projected
 
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
 # it, and (frame_queries) per row the index of its frame in a matrix of frame vectors
@@ -300,12 +300,16 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
             tt_targets.append(offset + numpy.searchsorted(distinct, pairs[1] * n1 + pairs[2]))
         offset += len(distinct)
     index = numpy.concatenate(doc_index, axis=1) if doc_index else numpy.zeros((n_groups, 0), dtype="int64")
-    pooled, bp_pooled = pooler((docs, spans), is_train)
+    bp_project = None
+    if projection is not None and not is_train and pooler.attrs["reduction"] == "mean":
+        # prediction: project the tokens, then pool (fewer and narrower rows to average)
+        pooled, bp_pooled = mean_pool_projected(pooler, projection, docs, spans), None
+    else:
+        pooled, bp_pooled = pooler((docs, spans), is_train)
+        if projection is not None:  # token_width: project each distinct pooled vector once
+            pooled, bp_project = projection(pooled, is_train)
     if not len(flat_rows):
         return None, None
-    bp_project = None
-    if projection is not None:  # token_width: project each distinct pooled vector once
-        pooled, bp_project = projection(pooled, is_train)
     extra = [position_features(flat_rows, on_target)]
     if model.attrs["syntax"]:
         extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
@@ -365,9 +369,7 @@ def span_vectors(span_mlp: Model, features: RowFeatures, is_train: bool):
     (`_predict_hidden`)."""
     ops = span_mlp.ops
     if not is_train and _first_layer(span_mlp) is not None:
-        pooled, idx = features.pooled, features.idx
-        products = pooled[idx[0]] * pooled[idx[1]]
-        hidden, bp_mlp = _predict_hidden(ops, span_mlp, pooled, idx, products, features.extra), None
+        hidden, bp_mlp = _predict_hidden(ops, span_mlp, features.pooled, features.idx, features.extra), None
     else:
         hidden, bp_mlp = span_mlp(feature_matrix(ops, features), is_train)
     spans_unit, bp_norm = l2_normalize(ops, hidden)
@@ -478,21 +480,43 @@ def _first_layer(span_mlp: Model) -> Optional[Model]:
     return relus[0] if len(relus) == 1 and not names and relus[0].has_param("W") else None
 
 
-def _predict_hidden(ops, span_mlp: Model, pooled, idx, products, extra):
+# rows per step of `_predict_hidden`: each step's hidden layer (rows x hidden width) stays
+# in cache instead of a fresh (rows x hidden) array per operation
+PREDICT_CHUNK = 2048
+
+
+def _predict_hidden(ops, span_mlp: Model, pooled, idx, extra):
     """span_mlp(features) at prediction time without building the (rows, 5 * width)
     feature matrix: the first layer is linear in each feature block, so the blocks of
     pooled vectors (span, target, first and last token) are projected once per distinct
-    span and gathered per row; only the span-target product is projected per row.
-    The same numbers as the training path, several times cheaper on long documents."""
+    span that block uses and gathered per row; only the span-target product is projected
+    per row. The rows then go through the two layers PREDICT_CHUNK at a time. The same
+    numbers as the training path, several times cheaper on long documents."""
+    xp = ops.xp
     relu = _first_layer(span_mlp)
     W, b = relu.get_param("W"), relu.get_param("b")
     w = pooled.shape[1]
-    pre = products @ W[:, 2 * w : 3 * w].T + extra @ W[:, len(idx) * w + w :].T + b
     blocks = [0, 1] + list(range(3, 3 + len(idx) - 2))  # span, target, first, last: not the product
+    projected = []
     for i, block in zip(idx, blocks):
-        pre += (pooled @ W[:, block * w : (block + 1) * w].T)[i]
+        used, inverse = xp.unique(i, return_inverse=True)
+        projected.append((pooled[used] @ W[:, block * w : (block + 1) * w].T, inverse.reshape(-1)))
+    W_product = xp.ascontiguousarray(W[:, 2 * w : 3 * w].T)
+    W_extra = xp.ascontiguousarray(W[:, len(idx) * w + w :].T)
     last = span_mlp.layers[-1]
-    if last.name == "linear" and last.has_param("W"):
-        # the output layer through the array library's matmul (threaded BLAS), as Linear computes it
-        return ops.relu(pre) @ last.get_param("W").T + last.get_param("b")
-    return last.predict(ops.relu(pre))
+    direct = last.name == "linear" and last.has_param("W")
+    if direct:  # the output layer through the array library's matmul (threaded BLAS), as Linear computes it
+        W_out, b_out = xp.ascontiguousarray(last.get_param("W").T), last.get_param("b")
+    out = xp.empty((len(idx[0]), last.get_dim("nO")), dtype="float32")
+    for start in range(0, len(out), PREDICT_CHUNK):
+        rows = slice(start, start + PREDICT_CHUNK)
+        pre = (pooled[idx[0][rows]] * pooled[idx[1][rows]]) @ W_product + extra[rows] @ W_extra + b
+        for block_vectors, inverse in projected:
+            pre += block_vectors[inverse[rows]]
+        hidden = ops.relu(pre, inplace=True)
+        if direct:
+            xp.matmul(hidden, W_out, out=out[rows])
+            out[rows] += b_out
+        else:
+            out[rows] = last.predict(hidden)
+    return out
