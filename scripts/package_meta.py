@@ -36,7 +36,7 @@ INDUCER = "metrics/frame_inducer_fn17_dev.json"
 DISCOURSE = "metrics/discourse_sense_final.json"
 # the main job's media_framer run (train-media: `spacy-frames train-media <media_setting>
 # --test-langs en`); its English test scores are the packaged model's
-MEDIA = "metrics/media_framer/runs/headboth-multi-en-a0@test-en.json"
+MEDIA = "metrics/media_framer/runs/headboth-multi-en-a0-w256@test-en.json"
 
 SCORES: List[Score] = [
     *[

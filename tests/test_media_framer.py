@@ -237,3 +237,39 @@ def test_thresholds_and_evaluate_cli(trained_media, toy_media, tmp_path):
     assert result.exit_code == 1 and "no 'nope' component" in result.output
     result = runner.invoke(app, ["media-thresholds", str(tmp_path / "tuned"), str(tmp_path / "missing.spacy")])
     assert result.exit_code == 1 and "not found" in result.output
+
+
+def test_use_reads_at_most_max_words_of_the_first_paragraphs():
+    from spacy_frames.ml.media_framer import build_use_doc_vectors, paragraphs
+    from spacy_frames.recipes.media import RECIPES
+
+    text = "One two three.\n\n  four five\nsix seven eight nine\nten"
+    assert paragraphs(text, 40) == ["One two three.", "four five", "six seven eight nine", "ten"]
+    assert paragraphs(text, 40, max_words=5) == ["One two three.", "four five"]
+    assert paragraphs(text, 40, max_words=7) == ["One two three.", "four five", "six seven"]
+    assert paragraphs(text, 2, max_words=100) == ["One two three.", "four five"]
+    assert paragraphs("a  b\tc d", 40, max_words=3) == ["a b c"]
+    assert paragraphs("", 40, max_words=3) == []
+    assert build_use_doc_vectors(max_words=256).attrs["max_words"] == 256
+    with pytest.raises(ValueError, match="max_words must be >= 0"):
+        build_use_doc_vectors(max_words=-1)
+    # the capped recipes differ from the packaged one only in what USE reads
+    capped = RECIPES["headboth-multi-en-a0-w512"]["stages"]
+    packaged = RECIPES["headboth-multi-en-a0"]["stages"]
+    assert [{k: v for k, v in stage.items() if k != "use_max_words"} for stage in capped] == packaged
+    assert all(stage["use_max_words"] == 512 for stage in capped)
+
+
+@pytest.mark.slow
+def test_use_vectors_of_a_capped_article_are_those_of_its_first_words():
+    from spacy_frames.ml.media_framer import build_use_doc_vectors
+
+    nlp = spacy.blank("en")
+    article = nlp("The minister defended the budget.\nCritics said the cuts would hurt schools and hospitals.")
+    head = nlp("The minister defended the budget.\nCritics said")
+    capped, full = build_use_doc_vectors(max_words=7), build_use_doc_vectors()
+    numpy.testing.assert_allclose(capped.predict([article]), full.predict([head]), rtol=1e-5, atol=1e-6)
+    assert not numpy.allclose(capped.predict([article]), full.predict([article]), atol=1e-3)
+    numpy.testing.assert_allclose(
+        build_use_doc_vectors(max_words=1000).predict([article]), full.predict([article]), rtol=1e-5, atol=1e-6
+    )

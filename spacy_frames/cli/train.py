@@ -41,7 +41,9 @@ def fit_inducer_cli(
 @app.command("train-media")
 def train_media_cli(
     # fmt: off
-    setting: str = Arg(..., help=f"Recipe, one of: {', '.join(RECIPES)} (en_frames_trf packages headboth-multi-en-a0)"),
+    setting: str = Arg(
+        ..., help=f"Recipe, one of: {', '.join(RECIPES)} (en_frames_trf packages headboth-multi-en-a0-w256)"
+    ),
     test_langs: Optional[str] = Opt(
         None,
         "--test-langs",

@@ -134,15 +134,19 @@ def media_framer_forward(model: Model, docs: List[Doc], is_train: bool):
 # -- multilingual USE vectors -------------------------------------------------------------
 @registry.architectures("spacy-frames.USEDocVectors.v1")
 def build_use_doc_vectors(
-    max_paragraphs: int = 40, threads: int = 1, cache_size: int = 50000
+    max_paragraphs: int = 40, threads: int = 1, cache_size: int = 50000, max_words: int = 0
 ) -> Model[List[Doc], Floats2d]:
     """Frozen multilingual USE v3 article vectors: the mean of the (L2-normalised) vectors
     of the first `max_paragraphs` non-empty lines, L2-normalised; zeros for an empty doc.
+    max_words: read at most this many (whitespace-separated) words of those lines, the
+    last line cut where the budget ends (0: no limit); USE's time grows with the words read.
     Loaded lazily (numpy only); vectors are cached by text, up to `cache_size` articles."""
+    if max_words < 0:
+        raise ValueError(f"USEDocVectors: max_words must be >= 0 (0: no limit), got {max_words}")
     return Model(
         "use_doc_vectors",
         UseForward(),
-        attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size},
+        attrs={"max_paragraphs": max_paragraphs, "threads": threads, "cache_size": cache_size, "max_words": max_words},
         dims={"nO": USE_DIM},
     )
 
@@ -172,8 +176,20 @@ def load_use(threads: int):
     return USE(threads=threads)
 
 
-def paragraphs(text: str, limit: int) -> List[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()][:limit]
+def paragraphs(text: str, limit: int, max_words: int = 0) -> List[str]:
+    """The first `limit` non-empty lines, with at most `max_words` words in all (0: any)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()][:limit]
+    if not max_words:
+        return lines
+    kept: List[str] = []
+    for line in lines:
+        words = line.split()
+        if len(words) >= max_words:
+            kept.append(line if len(words) == max_words else " ".join(words[:max_words]))
+            break
+        kept.append(line)
+        max_words -= len(words)
+    return kept
 
 
 def use_forward(model: Model, state: Dict, docs: List[Doc]):
@@ -183,7 +199,8 @@ def use_forward(model: Model, state: Dict, docs: List[Doc]):
     if missing:
         if state["encoder"] is None:
             state["encoder"] = load_use(model.attrs["threads"])
-        texts = {key: paragraphs(doc.text, model.attrs["max_paragraphs"]) for key, doc in missing.items()}
+        limit, max_words = model.attrs["max_paragraphs"], model.attrs.get("max_words", 0)
+        texts = {key: paragraphs(doc.text, limit, max_words) for key, doc in missing.items()}
         flat = state["encoder"].encode([p for ps in texts.values() for p in ps])
         if len(cache) + len(missing) > model.attrs["cache_size"]:
             cache.clear()

@@ -57,6 +57,7 @@ def e2e(langs, alpha=1.0, steps=150, max_tokens=256, sampler=True, **extra) -> D
 # body: "both" = frame_identifier's transformer + USE (what en_frames_trf packages), "use" = USE alone;
 # "-a0": the same without the label-aware contrastive term (alpha 0; the body configs use 1.0).
 # "-lin": a linear head (hidden_width 0).
+# "-w512" / "-w256": USE reads the first 512 / 256 words of each article (use_max_words).
 RECIPE_BODIES = {
     "headboth": dict(transformer=FRAMES, body="both"),
     "use": dict(body="use"),
@@ -64,6 +65,8 @@ RECIPE_BODIES = {
     "use-a0": dict(body="use", alpha=0.0),
     "headboth-a0-lin": dict(transformer=FRAMES, body="both", alpha=0.0, hidden_width=0),
     "use-a0-lin": dict(body="use", alpha=0.0, hidden_width=0),
+    "headboth-a0-w512": dict(transformer=FRAMES, body="both", alpha=0.0, use_max_words=512),
+    "headboth-a0-w256": dict(transformer=FRAMES, body="both", alpha=0.0, use_max_words=256),
 }
 MULTI_RECIPES = {
     "headboth-multi-en": "headboth",
@@ -72,6 +75,8 @@ MULTI_RECIPES = {
     "use-multi-en-a0": "use-a0",
     "headboth-multi-en-a0-lin": "headboth-a0-lin",
     "use-multi-en-a0-lin": "use-a0-lin",
+    "headboth-multi-en-a0-w512": "headboth-a0-w512",
+    "headboth-multi-en-a0-w256": "headboth-a0-w256",
 }
 
 
@@ -87,7 +92,7 @@ def multilingual_recipe(langs: List[str], body: str, english_phase: bool = True)
 
 
 # the recipes `spacy-frames train-media` trains, tested on every language; en_frames_trf
-# packages headboth-multi-en-a0 (project.yml: vars.media_setting)
+# packages headboth-multi-en-a0-w256 (project.yml: vars.media_setting)
 RECIPES: Dict[str, Dict] = {
     name: {**multilingual_recipe(LANGS, body), "eval": LANGS} for name, body in MULTI_RECIPES.items()
 }
@@ -233,6 +238,10 @@ class MediaProject:
         )
         if stage.get("hidden_width") is not None:
             extra += ["--components.media_framer.model.hidden_width", str(stage["hidden_width"])]
+        if stage.get("use_max_words"):
+            if stage["body"] not in ("use", "both"):
+                raise ValueError(f"use_max_words needs a USE body ('use' or 'both'), not {stage['body']!r}")
+            extra += ["--components.media_framer.model.use_vectors.max_words", str(stage["use_max_words"])]
         if stage["body"] != "use":
             extra += [
                 "--paths.transformer",
@@ -322,6 +331,8 @@ class MediaProject:
         }
         write_json(out_json, run, writer="srsly")
         if export is not None:
+            if Path(export).is_symlink():  # a link to a model elsewhere: replaced, its target kept
+                Path(export).unlink()
             shutil.rmtree(export, ignore_errors=True)
             shutil.copytree(self.root / previous, export)
         return run

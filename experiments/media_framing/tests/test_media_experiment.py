@@ -34,8 +34,9 @@ def test_multilingual_recipe_is_phase_one_then_english():
 
 def test_every_lolo_setting_keeps_its_language_out():
     # headboth and use, each with and without the contrastive term, and each without it with a
-    # linear head, per language; phase-one-only for the four with an English phase
-    assert len(LOLO) == 6 * 5 + 4
+    # linear head; headboth without it with USE reading 512 or 256 words; per language;
+    # phase-one-only for the four with an English phase
+    assert len(LOLO) == 8 * 5 + 4
     for name in LOLO:
         spec = mx.SETTINGS[name]
         held = spec["heldout"]
