@@ -340,7 +340,16 @@ def test_pipeline_benchmark_on_whole_documents(tiny_frames_trf, transformer_dir,
     assert load_texts(tmp_path / "raw", 100, documents=True) == ["First doc . Two sentences .", "Second doc here ."]
     assert load_texts(tmp_path / "raw", 3, documents=True) == ["First doc . Two sentences ."]
     result = benchmark_documents(
-        str(tiny_frames_trf), str(transformer_dir), tmp_path / "test.spacy", n_words=100, n_threads=1, batch_size=4
+        str(tiny_frames_trf),
+        str(transformer_dir),
+        tmp_path / "test.spacy",
+        n_words=100,
+        n_threads=1,
+        batch_size=4,
+        repeats=2,
     )
     assert result["documents"] == 3 and result["words"] == sum(len(d) for d in docs)
+    runs = result["words_per_second_runs"]
+    assert len(runs["full"]) == len(runs["bare_transformer"]) == 2
+    assert result["words_per_second"]["full"] in runs["full"]
     assert result["full_over_bare"] > 0 and set(result["component_share"]) >= {"transformer", "discourse_sense"}

@@ -54,6 +54,11 @@ def benchmark_pipeline_cli(
     output: Path = Opt(..., "--output", "-o", help="JSON file to write"),
     n_threads: int = Opt(2, "--n-threads", help="Torch threads in all (split between processes)"),
     n_words: int = Opt(20000, "--n-words", help="About this many words are annotated"),
+    repeats: int = Opt(
+        3,
+        "--repeats",
+        help="Fresh processes per one-process measure (full and bare alternating); the median is reported",
+    ),
     documents: List[Path] = Opt(
         [],
         "--documents",
@@ -67,7 +72,9 @@ def benchmark_pipeline_cli(
     from ..tools.pipeline_benchmark import benchmark_pipeline
 
     try:
-        result = benchmark_pipeline(model, bare, corpus, n_words=n_words, n_threads=n_threads, documents=documents)
+        result = benchmark_pipeline(
+            model, bare, corpus, n_words=n_words, n_threads=n_threads, documents=documents, repeats=repeats
+        )
     except (FileNotFoundError, ValueError, OSError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
