@@ -353,3 +353,10 @@ def test_pipeline_benchmark_on_whole_documents(tiny_frames_trf, transformer_dir,
     assert len(runs["full"]) == len(runs["bare_transformer"]) == 2
     assert result["words_per_second"]["full"] in runs["full"]
     assert result["full_over_bare"] > 0 and set(result["component_share"]) >= {"transformer", "discourse_sense"}
+
+
+def test_benchmark_repeats_must_be_positive():
+    from spacy_frames.tools.pipeline_benchmark import median_runs
+
+    with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
+        median_runs("full", "bare", ["a text"], [], n_threads=1, batch_size=1, repeats=0)

@@ -102,10 +102,7 @@ def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
         and model.attrs["reduction"] == "mean"
         and width
     ):
-        bounds = numpy.concatenate(
-            [doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)]
-        )
-        pooled, bp_flat = mean_contiguous(ops, token_vecs, bounds, width)
+        pooled, bp_flat = mean_contiguous(ops, token_vecs, stacked_bounds(spans, offsets), width)
     else:
         spans = [
             [range(a, b) for a, b in doc_spans.reshape(-1, 2).tolist()]
@@ -134,20 +131,22 @@ def span_pool_forward(model: Model, X: SpanInput, is_train: bool):
     return pooled, backprop
 
 
+def stacked_bounds(spans: List[numpy.ndarray], offsets: Sequence[int]) -> numpy.ndarray:
+    """Each doc's [start, end) spans as rows of the docs' stacked token vectors (n, 2)."""
+    parts = [doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)]
+    return numpy.concatenate(parts) if parts else numpy.zeros((0, 2), dtype="int64")
+
+
 def mean_pool_projected(pooler: Model, projection: Model, docs: List[Doc], spans: List[numpy.ndarray]) -> Floats2d:
     """Prediction only: projection(pooler((docs, spans))) for a mean pooler and non-empty
     [start, end) spans, computed the other way round: the (affine) projection of each
     token, then the mean over each span. Equal up to float rounding, and cheaper when the
     spans outnumber the tokens and the projection narrows the vectors."""
     ops = pooler.ops
-    token_vecs = [v for v in pooler.get_ref("tok2vec").predict(docs)]
-    offsets = numpy.cumsum([0] + [len(v) for v in token_vecs])
+    token_vecs = pooler.get_ref("tok2vec").predict(docs)
+    bounds = stacked_bounds(spans, numpy.cumsum([0] + [len(v) for v in token_vecs]))
     non_empty = [v for v in token_vecs if len(v)]
     width = projection.get_dim("nO")
-    bounds = numpy.concatenate(
-        [doc_spans.reshape(-1, 2).astype("int64") + offsets[d] for d, doc_spans in enumerate(spans)]
-        or [numpy.zeros((0, 2), dtype="int64")]
-    )
     if not non_empty:
         return ops.alloc2f(len(bounds), width)
     projected = projection.predict(ops.xp.concatenate(non_empty))

@@ -132,8 +132,10 @@ def median_runs(
     """The full pipeline's and the bare transformer's one-process runs, `repeats` fresh
     processes each, alternating so that a slow spell of the machine hits both: per pipeline
     the run with the median words/s, and every run's words/s."""
+    if repeats < 1:
+        raise ValueError(f"Benchmark repeats must be at least 1, got {repeats}.")
     full_runs, bare_runs = [], []
-    for _ in range(max(1, repeats)):
+    for _ in range(repeats):
         full_runs.append(measure_in_fresh_process(str(model), texts, n_threads, batch_size, 1, warmup))
         bare_runs.append(measure_in_fresh_process(str(bare), texts, n_threads, batch_size, 1, warmup))
 

@@ -1,6 +1,6 @@
-"""What capping USE's reading buys en_frames_trf: the pipeline assembled as the product's
-`assemble-frames-trf` builds it, with one study run's media_framer in place of the main
-job's, measured on whole documents beside the bare transformer (the product's
+"""What capping USE's reading buys en_frames_trf: the pipeline assembled by the product's
+`assemble-frames-trf` (its vars media_model and pipeline overridden), with one study run's
+media_framer in place of the main job's, measured on whole documents beside the bare transformer (the product's
 benchmark-pipeline measure, one fresh process per pipeline).
 
     python scripts/use_words_speed.py headboth-multi-en-a0-w512@test-en metrics/media_framer/use_words_speed.json
@@ -22,17 +22,10 @@ DOCUMENTS = ["corpus/framenet15/test.spacy", "corpus/media_frames/en_test.spacy"
 
 
 def assemble(media_model: str, output: Path) -> None:
-    """The product's assemble-frames-trf steps with this media_framer."""
-    steps = [
-        ["spacy", "assemble", "configs/frames_trf.cfg", str(output), "--paths.frames", "training/frames_final"]
-        + ["--paths.elements", "training/frames_final", "--paths.inducer", "training/inducer_clustered"]
-        + ["--paths.discourse", "training/discourse_final/model-best", "--paths.media", media_model],
-        ["spacy_frames", "releases", str(output), "--current", "framenet15"]
-        + ["--add", "framenet17=corpus/framenet17/frames.json", "--use", "framenet17"],
-        ["spacy_frames", "half-storage", str(output), "--component", "frame_identifier"],
-    ]
-    for step in steps:
-        subprocess.run([sys.executable, "-m", *step], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    """The product's assemble-frames-trf command, with this media_framer and output."""
+    command = ["spacy", "project", "run", "assemble-frames-trf", str(ROOT), "--force"]
+    command += ["--vars.media_model", media_model, "--vars.pipeline", str(output)]
+    subprocess.run([sys.executable, "-m", *command], check=True, stdout=subprocess.DEVNULL)
 
 
 def main(
@@ -42,7 +35,7 @@ def main(
 ):
     spec = srsly.read_json(STUDY / "metrics" / "media_framer" / "runs" / f"{run}.json")
     pipeline = STUDY / "training" / "frames_trf" / run
-    assemble(str(ROOT / spec["model"]), pipeline)
+    assemble(spec["model"], pipeline)
     result = {"run": run, "media_model": spec["model"], "documents": {}}
     for corpus in documents:
         measured = benchmark_documents(
