@@ -103,3 +103,20 @@ def test_check_encoder(tiny_bert, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EncoderNotFoundError):
         check_encoder("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_text_encoder_loads_on_the_device_of_the_current_ops(tiny_bert, monkeypatch):
+    """Regression (found on a GPU): the definition encoder's weights load on the CPU at
+    initialize, after thinc's shim placed the (then empty) module; they must follow the
+    device the current ops name, or the encoder hands numpy arrays to GPU layers. `meta`
+    stands in for a GPU device here."""
+    import thinc.util
+    import torch
+
+    from spacy_frames.ml.frame_identifier import build_definition_encoder
+
+    monkeypatch.setattr(thinc.util, "get_torch_default_device", lambda: torch.device("meta"))
+    encoder = build_definition_encoder(str(tiny_bert))
+    encoder.initialize()
+    module = encoder.layers[0].shims[0]._model
+    assert {p.device.type for p in module.parameters()} == {"meta"}

@@ -138,8 +138,13 @@ def build_definition_encoder_wrapper(max_length: int, module_class=DefinitionEnc
 
 
 def load_pretrained_into(wrapper: Model, name: str) -> None:
-    """Load a pretrained encoder + tokenizer (local dir or hub id) into the wrapper's module."""
+    """Load a pretrained encoder + tokenizer (local dir or hub id) into the wrapper's module,
+    on the device the current ops compute on (as thinc's shim places the module when it is
+    built and when it is deserialized): the encoder loads on the CPU, and left there it
+    would hand numpy arrays to layers computing on a GPU."""
+    from thinc.util import get_torch_default_device
     from transformers import AutoModel, AutoTokenizer
 
     module = wrapper.shims[0]._model
     module.set_encoder(AutoModel.from_pretrained(name), AutoTokenizer.from_pretrained(name))
+    module.to(get_torch_default_device())
