@@ -67,7 +67,8 @@ def main(
     for step in workflow_steps(clone_dir / "project.yml"):
         step_seconds[step] = run_timed(f"python -m spacy project run {step}", clone_dir, env, log)
     main_s = round(sum(step_seconds.values()), 1)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    # the clone's commit: the one timed (this checkout may have moved on meanwhile)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone_dir, capture_output=True, text=True).stdout.strip()
     result = {
         "commit": commit,
         "install_command": INSTALL,

@@ -80,7 +80,9 @@ def test_time_setup_times_the_main_job_step_by_step(tmp_path, monkeypatch):
         if cmd[:2] == ["git", "clone"]:
             clone.mkdir()
             shutil.copy(SCRIPTS.parent / "project.yml", clone / "project.yml")
-        return types.SimpleNamespace(stdout="abc123\n", returncode=0)
+        # the commit timed is the clone's, not this checkout's (which may move on meanwhile)
+        head = "abc123" if kwargs.get("cwd") == clone else "moved-on"
+        return types.SimpleNamespace(stdout=f"{head}\n", returncode=0)
 
     def fake_run_timed(command, cwd, env, log=None):
         commands.append(command)
