@@ -253,6 +253,21 @@ def fe_config(trained_frames, toy_fe_corpus, **overrides):
     return spacy.util.load_config(TEST_CONFIG_DIR / "frame_elements.cfg", overrides=paths)
 
 
+def joint_stage2_config(tiny_bert, trained_frames, toy_fe_corpus):
+    """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 from the toy
+    stage 1 and frame_elements on one transformer, on the toy FE corpus."""
+    import spacy
+
+    overrides = {
+        "paths.encoder": str(tiny_bert),
+        "paths.stage1": str(trained_frames),
+        "paths.train": str(toy_fe_corpus / "train.spacy"),
+        "paths.dev": str(toy_fe_corpus / "dev.spacy"),
+        "paths.frames": str(toy_fe_corpus / "frames.json"),
+    }
+    return spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=overrides)
+
+
 @pytest.fixture(scope="session")
 def trained_fe(trained_frames, toy_fe_corpus, tmp_path_factory):
     """frame_elements trained on the toy FEs with `spacy train` (tiny twin config), as a

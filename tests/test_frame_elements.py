@@ -614,16 +614,9 @@ def test_negative_sampling_keeps_every_fe_row():
 def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe_corpus, trained_frames, tmp_path):
     """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 and
     frame_elements on one transformer, which both update; both score on dev."""
-    from conftest import TEST_CONFIG_DIR, train_tiny, transformer_weights
+    from conftest import joint_stage2_config, train_tiny, transformer_weights
 
-    overrides = {
-        "paths.encoder": str(tiny_bert),
-        "paths.stage1": str(trained_frames),
-        "paths.train": str(toy_fe_corpus / "train.spacy"),
-        "paths.dev": str(toy_fe_corpus / "dev.spacy"),
-        "paths.frames": str(toy_fe_corpus / "frames.json"),
-    }
-    config = spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=overrides)
+    config = joint_stage2_config(tiny_bert, trained_frames, toy_fe_corpus)
     nlp = spacy.load(train_tiny(config, tmp_path, 40, 20))
     before = transformer_weights(spacy.load(trained_frames))
     after = transformer_weights(nlp)
