@@ -26,6 +26,23 @@ def test_full_text_setting_changes_only_the_schedule(fixed_words):
     assert config["training"]["max_steps"] == shipped["training"]["max_steps"]
 
 
+def test_steps_setting_changes_only_the_steps(fixed_words):
+    from spacy.util import load_config
+
+    config, extent = fixed_words.composed_config(fixed_words.SETTINGS["full-text-x3-steps1800"])
+    shipped = load_config(fixed_words.STAGE2, interpolate=False)
+    assert extent == {} and config["corpora"]["train"]["full_text_repeats"] == 3
+    training = config["training"]
+    # four evaluations, the last at the last step; the learning rate decays over the new steps
+    assert training["max_steps"] == 1800 and training["eval_frequency"] == 450
+    assert training["optimizer"]["learn_rate"]["warmup_steps"] == 90
+    assert (
+        training["optimizer"]["learn_rate"]["total_steps"]
+        == shipped["training"]["optimizer"]["learn_rate"]["total_steps"]
+    )
+    assert config["components"] == shipped["components"]
+
+
 def test_discourse_setting_adds_a_listener_and_mixed_batches(fixed_words):
     from spacy.util import registry
     from thinc.api import Config
@@ -63,11 +80,12 @@ def test_report_table_has_a_row_per_run(fixed_words):
     }
     run = {
         "fe_gold_frames_tuned": {"fe_os_f": 65.0},
+        "fe_fn17_dev": {"fe_os_f": 64.5},
         "checkpoint": {"frame_overall": 88.0},
         "timing": {"minutes": 21.0},
     }
     own_copy = {"discourse": shipped.pop("discourse"), "timing": {"minutes": 15.6}}
     summary = fixed_words.summarize({"full-text-x1": shipped, "full-text-x3": run, "own-copy": own_copy})
-    assert summary["table"][2] == "| full-text-x1 | 63.87 | 87.93 | 90.78 | – | – | 19.6+15.6 |"
-    assert summary["table"][3] == "| full-text-x3 | 65.0 | 88.0 | – | – | – | 21.0 |"
-    assert summary["table"][4] == "| own-copy | – | – | – | 47.5 / 23.4 | 48.0 / 19.8 | 15.6 |"
+    assert summary["table"][2] == "| full-text-x1 | 63.87 | – | 87.93 | 90.78 | – | – | 19.6+15.6 |"
+    assert summary["table"][3] == "| full-text-x3 | 65.0 | 64.5 | 88.0 | – | – | – | 21.0 |"
+    assert summary["table"][4] == "| own-copy | – | – | – | – | 47.5 / 23.4 | 48.0 / 19.8 | 15.6 |"
