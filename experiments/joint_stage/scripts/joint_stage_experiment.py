@@ -62,6 +62,8 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     "full-text-x3+discourse": {"full_text_repeats": 3, "discourse_epochs": 4},
     # the shipped schedule for 1.5 times the steps: what more minutes of the main job buy
     "full-text-x3-steps1800": {"full_text_repeats": 3, "discourse_epochs": 0, "max_steps": 1800},
+    # the same with another seed: is the gain more than a reseed moves?
+    "full-text-x3-steps1800-seed1": {"full_text_repeats": 3, "discourse_epochs": 0, "max_steps": 1800, "seed": 1},
 }
 FRAME_SCORES = ("frame_overall", "frame_acc", "frame_r1", "fe_os_f", "fe_f")
 
@@ -99,6 +101,8 @@ def composed_config(setting: Dict[str, Any]):
     framenet = copy.deepcopy(config["corpora"]["train"])
     framenet["full_text_repeats"] = setting["full_text_repeats"]
     config["corpora"]["train"] = framenet
+    if "seed" in setting:
+        config["system"]["seed"] = setting["seed"]
     if setting.get("max_steps"):
         # four evaluations, the last at the last step; warm-up the shipped 5 %
         steps = config["training"]["max_steps"] = setting["max_steps"]

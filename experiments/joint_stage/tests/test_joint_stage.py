@@ -41,6 +41,9 @@ def test_steps_setting_changes_only_the_steps(fixed_words):
         == shipped["training"]["optimizer"]["learn_rate"]["total_steps"]
     )
     assert config["components"] == shipped["components"]
+    assert config["system"]["seed"] == shipped["system"]["seed"] == 0
+    reseeded, _ = fixed_words.composed_config(fixed_words.SETTINGS["full-text-x3-steps1800-seed1"])
+    assert reseeded["system"]["seed"] == 1 and reseeded["training"] == config["training"]
 
 
 def test_discourse_setting_adds_a_listener_and_mixed_batches(fixed_words):
