@@ -130,9 +130,11 @@ def train_on_gpu(config, tmp_path) -> None:
     assert all(math.isfinite(value) for value in losses) and any(value > 0 for value in losses)
     performance = srsly.read_json(tmp_path / "model" / "model-last" / "meta.json")["performance"]
     assert performance and all(value is None or math.isfinite(value) for value in _numbers(performance))
-    # trained on the GPU, it loads and annotates on the CPU
+    # trained on the GPU, it loads on the CPU: every layer computes with numpy there
     nlp = spacy.load(tmp_path / "model" / "model-last")
-    assert nlp("The committee decided to postpone the vote.") is not None
+    models = [pipe.model for _, pipe in nlp.pipeline if getattr(pipe, "model", None) is not None]
+    assert models and all(type(node.ops).__name__ == "NumpyOps" for model in models for node in model.walk())
+    assert len(nlp("The committee decided to postpone the vote.")) == 8
 
 
 def _numbers(tree):
