@@ -23,7 +23,11 @@ def test_full_text_setting_changes_only_the_schedule(fixed_words):
     assert extent == {}
     assert config["corpora"]["train"]["full_text_repeats"] == 3
     assert config["nlp"]["pipeline"] == shipped["nlp"]["pipeline"]
-    assert config["training"]["max_steps"] == shipped["training"]["max_steps"]
+    # the schedules are compared at 1,200 steps, the shipped stage trains 1,800
+    assert config["training"]["max_steps"] == 1200 and config["training"]["eval_frequency"] == 300
+    assert config["training"]["optimizer"]["learn_rate"]["warmup_steps"] == 60
+    assert shipped["training"]["max_steps"] == 1800
+    assert config["components"] == shipped["components"]
 
 
 def test_steps_setting_changes_only_the_steps(fixed_words):
@@ -40,7 +44,8 @@ def test_steps_setting_changes_only_the_steps(fixed_words):
         training["optimizer"]["learn_rate"]["total_steps"]
         == shipped["training"]["optimizer"]["learn_rate"]["total_steps"]
     )
-    assert config["components"] == shipped["components"]
+    # at 1,800 steps the setting is the shipped stage
+    assert training == shipped["training"] and config["components"] == shipped["components"]
     assert config["system"]["seed"] == shipped["system"]["seed"] == 0
     reseeded, _ = fixed_words.composed_config(fixed_words.SETTINGS["full-text-x3-steps1800-seed1"])
     assert reseeded["system"]["seed"] == 1 and reseeded["training"] == config["training"]
