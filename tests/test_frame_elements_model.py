@@ -459,3 +459,45 @@ def test_v2_layers_give_v1_numbers_and_gradients(kwargs):
         numpy.testing.assert_allclose(a.get_grad("W"), b.get_grad("W"), atol=1e-5)
     # prediction (the fast path that never builds the feature matrix) agrees too
     numpy.testing.assert_allclose(v1.predict(X)[0], v2.predict(X)[0], atol=1e-5)
+
+
+def test_option_groups_merge_equal_options_into_contiguous_blocks():
+    from spacy_frames.ml.frame_elements import option_groups
+
+    first, same, other = [0, 1, 2], [0, 1, 2], [0, 3]
+    options = [first, first, other, same, other, first]
+    kept = numpy.array([0, 1, 2, 3, 5])  # row 4 pruned
+    plan, order = option_groups(options, kept, numpy.zeros(6, dtype="int64"))
+    assert sorted(order.tolist()) == list(range(len(kept)))
+    blocks = {tuple(opts.tolist()): sorted(kept[order[a:b]].tolist()) for opts, _, (a, b) in plan}
+    assert blocks == {(0, 1, 2): [0, 1, 3, 5], (0, 3): [2]}
+    # with frame-aware queries the same options under two frames are two groups
+    plan, _ = option_groups(options, kept, numpy.array([0, 1, 0, 0, 0, 0]))
+    assert sorted((tuple(opts.tolist()), frame) for opts, frame, _ in plan) == [
+        ((0, 1, 2), 0),
+        ((0, 1, 2), 1),
+        ((0, 3), 0),
+    ]
+    with pytest.raises(ValueError, match="no-FE option"):
+        option_groups([[1, 2]], numpy.array([0]), numpy.zeros(1, dtype="int64"))
+
+
+def test_option_scores_are_each_kept_rows_cosine_with_its_options():
+    from spacy_frames.ml.frame_elements import fe_table_node, option_scores
+
+    options_node = fe_table_node(initialized())
+    first, other = [0, 1, 2, 3], [0, 4]
+    options = [first, other, first, [0, 4], first]
+    kept = numpy.array([0, 1, 3, 4])  # row 2 pruned
+    spans = numpy.random.default_rng(0).normal(size=(len(kept), options_node.get_dim("nD"))).astype("f")
+    spans /= numpy.linalg.norm(spans, axis=1, keepdims=True)
+    (scores, mask), _ = option_scores(options_node, spans, options, kept, None, 4)
+    table = numpy.concatenate(
+        [options_node.get_param("no_fe")[None], options_node.get_param("fe_vectors") @ options_node.get_param("fe_map")]
+    )
+    table /= numpy.linalg.norm(table, axis=1, keepdims=True)
+    for k, row in enumerate(kept):
+        n = len(options[row])
+        numpy.testing.assert_allclose(scores[row, :n], table[options[row]] @ spans[k], rtol=1e-5, atol=1e-6)
+        assert mask[row].tolist() == [1.0] * n + [0.0] * (4 - n)
+    assert not mask[2].any() and not scores[2].any()

@@ -9,8 +9,8 @@ second piece is a discontinuous FE ("[people] ... [who]"), never a split one.
 
 - `greedy`: take candidates by gain, keeping each that fits the ones already taken.
 - `exact`: the valid choice with the largest total gain (depth-first branch and bound
-  over the candidates sorted by start, pruned by the gain still reachable; small because
-  few candidates of a target have a positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
+  over the candidates sorted by start, from the greedy choice, pruned by the gain still
+  reachable; small because few candidates of a target have a positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
   before the search, so the cost stays bounded on pathological input.
 """
 
@@ -50,13 +50,18 @@ def exact(
     candidates: Iterable[Candidate], excludes: Optional[Excludes] = None, max_pieces: int = 1, max_exact: int = 40
 ) -> List[Candidate]:
     positive = sorted((c for c in candidates if c[3] > 0), key=lambda c: (-c[3], c[1] - c[0], c[0], c[2]))[:max_exact]
+    # the greedy choice: when it takes every candidate, no choice gains more (the usual
+    # case: a target's positive candidates rarely clash); else the search starts from it
+    taken = greedy(positive, excludes, max_pieces)
+    if len(taken) == len(positive):
+        return taken
     cands = sorted(positive, key=lambda c: (c[0], c[1], c[2]))
     n = len(cands)
     # an upper bound of what the candidates from i on can still add
     suffix = [0.0] * (n + 1)
     for i in range(n - 1, -1, -1):
         suffix[i] = suffix[i + 1] + cands[i][3]
-    best: List = [0.0, []]
+    best: List = [sum(c[3] for c in taken), taken]
 
     def search(i: int, chosen: List[Candidate], total: float) -> None:
         if total > best[0] + 1e-12:

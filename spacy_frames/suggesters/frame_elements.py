@@ -211,16 +211,16 @@ def _candidates(
     """(k, 2) sorted distinct [start, end) candidates of the target [t_start, t_end)."""
     sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
     lo, hi = max(sent_start, t_start - window), min(sent_end, t_end + window)
-    starts, ends = [], []
-    for n in range(1, max_ngram + 1):
-        if ngram_gap is None:
-            s = numpy.arange(lo, hi)
-        else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
-            s = numpy.concatenate(
-                [numpy.arange(t_start - n - ngram_gap, t_start - n + 1), numpy.arange(t_end, t_end + ngram_gap + 1)]
-            )
-        starts.append(s)
-        ends.append(s + n)
+    lengths = numpy.arange(1, max_ngram + 1)
+    if ngram_gap is None:  # every n-gram of the window
+        ngram_starts = numpy.tile(numpy.arange(lo, hi), max_ngram)
+        ngram_lengths = numpy.repeat(lengths, hi - lo)
+    else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
+        gaps = numpy.tile(numpy.arange(ngram_gap + 1), max_ngram)
+        ngram_lengths = numpy.repeat(lengths, ngram_gap + 1)
+        ngram_starts = numpy.concatenate([t_start - ngram_lengths - gaps, t_end + gaps])
+        ngram_lengths = numpy.concatenate([ngram_lengths, ngram_lengths])
+    starts, ends = [ngram_starts], [ngram_starts + ngram_lengths]
     if subtrees and tokens.parsed and lo < hi:
         left, right = tokens.left[lo:hi], tokens.right[lo:hi]
         # the subtree; without its leading preposition; without its trailing punctuation

@@ -28,7 +28,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 import srsly
 import typer
@@ -65,6 +65,20 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     "full-text-x3-steps1800": {"full_text_repeats": 3, "discourse_epochs": 0, "max_steps": 1800},
     # the same with another seed: is the gain more than a reseed moves?
     "full-text-x3-steps1800-seed1": {"full_text_repeats": 3, "discourse_epochs": 0, "max_steps": 1800, "seed": 1},
+    # the shipped schedule with frame_elements' candidates from every span up to 20 tokens of
+    # the window (and the target, the subtrees), pruned to the 40 best of each target by the
+    # learned pruner before the span scorer; tuned with that suggester (every n-gram)
+    "enumerate-prune-steps1800": {
+        "full_text_repeats": 3,
+        "discourse_epochs": 0,
+        "max_steps": 1800,
+        "overrides": {
+            "components.frame_elements.suggester.max_ngram": 20,
+            "components.frame_elements.suggester.ngram_gap": None,
+            "components.frame_elements.model.prune_k": 40,
+        },
+        "ngram_gaps": ["none"],
+    },
 }
 FRAME_SCORES = ("frame_overall", "frame_acc", "frame_r1", "fe_os_f", "fe_f")
 
@@ -104,6 +118,12 @@ def composed_config(setting: Dict[str, Any]):
     config["corpora"]["train"] = framenet
     if "seed" in setting:
         config["system"]["seed"] = setting["seed"]
+    for dotted, value in setting.get("overrides", {}).items():
+        *sections, key = dotted.split(".")
+        section = config
+        for name in sections:
+            section = section[name]
+        section[key] = value
     if setting.get("max_steps"):
         # four evaluations, the last at the last step; warm-up the shipped 5 %
         steps = config["training"]["max_steps"] = setting["max_steps"]
@@ -152,22 +172,36 @@ def composed_config(setting: Dict[str, Any]):
     return config, extent
 
 
-def frames_dev(model: Path, name: str, fn17: bool = False) -> Dict[str, Any]:
+def frames_dev(model: Path, name: str, fn17: bool = False, ngram_gaps: Sequence[str] = ()) -> Dict[str, Any]:
     """frame_elements tuned on FN1.5 dev for open-sesame's measure (gold frames), as the
     main job's tune-frame-elements; frame_identifier's FN1.5 dev scores at the checkpoint;
     with `fn17`, the tuned model's FEs on FN1.7 dev too (`evaluate-frame-elements`: gold
-    targets and frames, the FN1.7 inventory swapped in)."""
+    targets and frames, the FN1.7 inventory swapped in). `ngram_gaps` limits the tuning's
+    candidate n-gram gaps (default: the tuning's own)."""
     tuned = TUNING / f"{name}_fe_threshold_dev.json"
     tuned.parent.mkdir(parents=True, exist_ok=True)
     tuned_model = WORK / f"{name}_tuned"
     cmd = [sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(model), "--corpus", str(FN15 / "dev.spacy")]
     cmd += ["--criterion", "fe_os_f", "--output", str(tuned)]
+    for gap in ngram_gaps:
+        cmd += ["--ngram-gap", gap]
     subprocess.run([*cmd, "--output-model", str(tuned_model)] if fn17 else cmd, check=True, cwd=ROOT)
     best = srsly.read_json(tuned)["best"]
     performance = srsly.read_json(model / "meta.json")["performance"]
     result = {
         "fe_gold_frames_tuned": {
-            k: best[k] for k in ("fe_os_p", "fe_os_r", "fe_os_f", "fe_f", "threshold", "ngram_gap")
+            k: best[k]
+            for k in (
+                "fe_os_p",
+                "fe_os_r",
+                "fe_os_f",
+                "fe_f",
+                "threshold",
+                "ngram_gap",
+                "candidate_rows",
+                "candidate_recall",
+                "kept_recall",
+            )
         },
         "checkpoint": {k: round(100 * performance[k], 2) for k in FRAME_SCORES if k in performance},
     }
@@ -222,7 +256,8 @@ def run_cli(
         timed_train(ROOT, out / "config.cfg", out, [])
     model = out / "model-best"
     frames_only = not SETTINGS[setting]["discourse_epochs"]
-    result = {"setting": setting, **SETTINGS[setting], **extent, **frames_dev(model, setting, fn17=frames_only)}
+    scores = frames_dev(model, setting, fn17=frames_only, ngram_gaps=SETTINGS[setting].get("ngram_gaps", ()))
+    result = {"setting": setting, **SETTINGS[setting], **extent, **scores}
     if SETTINGS[setting]["discourse_epochs"]:
         result["discourse"] = discourse_scores(model)
     result["timing"] = train_timing(out)

@@ -51,6 +51,24 @@ def test_steps_setting_changes_only_the_steps(fixed_words):
     assert reseeded["system"]["seed"] == 1 and reseeded["training"] == config["training"]
 
 
+def test_enumerate_setting_changes_only_the_candidates(fixed_words):
+    from spacy.util import load_config
+
+    config, extent = fixed_words.composed_config(fixed_words.SETTINGS["enumerate-prune-steps1800"])
+    shipped = load_config(fixed_words.STAGE2, interpolate=False)
+    assert extent == {} and config["training"] == shipped["training"]
+    fe, shipped_fe = config["components"]["frame_elements"], shipped["components"]["frame_elements"]
+    assert fe["suggester"]["max_ngram"] == 20 and fe["suggester"]["ngram_gap"] is None
+    assert fe["model"]["prune_k"] == 40 and "prune_k" not in shipped_fe["model"]
+    # the composed config is a valid one: it is written with the overrides
+    text = config.to_str()
+    assert "prune_k = 40" in text and "ngram_gap = null" in text
+    for section in ("suggester", "model"):
+        fe[section] = {k: v for k, v in fe[section].items() if k not in ("max_ngram", "ngram_gap", "prune_k")}
+        shipped_fe[section] = {k: v for k, v in shipped_fe[section].items() if k not in ("max_ngram", "ngram_gap")}
+    assert config["components"] == shipped["components"]
+
+
 def test_discourse_setting_adds_a_listener_and_mixed_batches(fixed_words):
     from spacy.util import registry
     from thinc.api import Config
