@@ -146,3 +146,26 @@ def test_v2_phrases_need_a_parse_and_clauses_do_not():
     candidates = {(r[2], r[3]) for r in rows}
     # no parse: no subtrees or phrases, but the clause edges by punctuation still come
     assert {(7, 9), (0, 9), (10, 12), (10, 13)} <= candidates
+
+
+def test_each_target_gets_its_own_candidates_in_steps_of_any_size(monkeypatch):
+    import spacy_frames.suggesters.frame_elements as module
+
+    doc = parsed_doc()
+    doc.spans["frames"] = [Span(doc, i, j, label="X") for i, j in [(2, 3), (8, 9), (1, 2), (4, 5), (2, 3), (0, 10)]]
+    settings = {"max_ngram": 3, "window": 4, "ngram_gap": 1, "include_target": True}
+    suggester = registry.misc.get("spacy-frames.fe_candidate_suggester.v2")(**settings)
+    (rows,) = doc_rows(suggester([doc]))
+    monkeypatch.setattr(module, "TARGETS_PER_STEP", 2)
+    (in_steps,) = doc_rows(suggester([doc]))
+    assert [tuple(r) for r in rows] == [tuple(r) for r in in_steps]
+    # target after target, in the group's order (the repeated target twice), each one's
+    # candidates sorted, distinct and what the target alone gets
+    expected = []
+    for target in doc.spans["frames"]:
+        alone = module.fe_candidates(doc, target, 3, 4, True, 1, include_target=True, extra=module.Extras(True, True))
+        assert alone == sorted(set(alone))
+        expected += [(target.start, target.end, a, b) for a, b in alone]
+    assert [tuple(int(x) for x in r) for r in rows] == expected
+    whole = doc.spans["frames"][-1]  # the whole doc as a target: only itself
+    assert module.fe_candidates(doc, whole, 3, 4, True, 1, include_target=True) == [(0, 10)]

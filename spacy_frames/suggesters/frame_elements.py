@@ -118,17 +118,107 @@ def suggest_fe_candidates(
     rows = []
     for doc in docs:
         targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
-        tokens = DocArrays(doc) if targets else None
         doc_rows = [numpy.zeros((0, 4), dtype="int32")]
-        for target in targets:
-            cands = _candidates(
-                tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target, extra
-            )
-            doc_rows.append(
-                numpy.column_stack([numpy.full((len(cands), 2), (target.start, target.end), dtype="int32"), cands])
-            )
+        if targets:
+            tokens = DocArrays(doc)
+            bounds = numpy.asarray([(t.start, t.end) for t in targets], dtype="int64")
+            for first in range(0, len(bounds), TARGETS_PER_STEP):
+                block = bounds[first : first + TARGETS_PER_STEP]
+                doc_rows.append(
+                    _block_candidates(tokens, block, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+                )
         rows.append(numpy.concatenate(doc_rows))
     return to_ragged(rows, width=4, ops=ops)
+
+
+# targets whose candidates are made in one array step: bounds the (targets x candidates)
+# arrays on long documents
+TARGETS_PER_STEP = 512
+
+
+def _block_candidates(
+    tokens: "DocArrays",
+    bounds: numpy.ndarray,
+    max_ngram: int,
+    window: int,
+    subtrees: bool,
+    ngram_gap: Optional[int],
+    include_target: bool,
+    extra: "Extras",
+) -> numpy.ndarray:
+    """The rows [target_start, target_end, start, end] of the targets `bounds` ((k, 2)
+    [start, end)), target after target, each target's candidates sorted and distinct (the
+    module docstring), made in array steps over all the targets at once."""
+    t_start, t_end = bounds[:, 0], bounds[:, 1]
+    sent_start, sent_end = tokens.sent_start[t_start], numpy.maximum(tokens.sent_end[t_start], t_end)
+    lo, hi = numpy.maximum(sent_start, t_start - window), numpy.minimum(sent_end, t_end + window)
+    lengths = numpy.arange(1, max_ngram + 1)
+    width = int((hi - lo).max(initial=0))
+    # every column a candidate (start, end) per target; `valid` masks the padding
+    if ngram_gap is None:  # every n-gram of the window
+        offsets = numpy.tile(numpy.arange(width), max_ngram)
+        starts = [lo[:, None] + offsets[None, :]]
+        ends = [starts[0] + numpy.repeat(lengths, width)[None, :]]
+        valid = [numpy.broadcast_to(offsets[None, :] < (hi - lo)[:, None], starts[0].shape)]
+    else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
+        gaps = numpy.tile(numpy.arange(ngram_gap + 1), max_ngram)
+        ngram_lengths = numpy.repeat(lengths, ngram_gap + 1)
+        before = t_start[:, None] - (ngram_lengths + gaps)[None, :]
+        after = t_end[:, None] + gaps[None, :]
+        starts = [before, after]
+        ends = [before + ngram_lengths[None, :], after + ngram_lengths[None, :]]
+        valid = [numpy.ones(before.shape, dtype=bool), numpy.ones(after.shape, dtype=bool)]
+    if subtrees and tokens.parsed and width:
+        position = lo[:, None] + numpy.arange(width)[None, :]
+        inside = position < hi[:, None]
+        position = numpy.minimum(position, tokens.n - 1)
+        left, right = tokens.left[position], tokens.right[position]
+        # the subtree; without its leading preposition; without its trailing punctuation
+        no_prep = inside & tokens.prep[numpy.minimum(left, tokens.n - 1)]
+        no_punct = inside & (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
+        starts += [left, left + 1, left]
+        ends += [right, right, right - 1]
+        valid += [inside, no_prep, no_punct]
+    start, end = numpy.concatenate(starts, axis=1), numpy.concatenate(ends, axis=1)
+    keep = numpy.concatenate(valid, axis=1) & (lo[:, None] <= start) & (start < end) & (end <= hi[:, None])
+    keep &= (end <= t_start[:, None]) | (start >= t_end[:, None])
+    which, _ = numpy.nonzero(keep)
+    start, end = start[keep], end[keep]
+    if include_target:
+        which = numpy.concatenate([which, numpy.arange(len(bounds))])
+        start, end = numpy.concatenate([start, t_start]), numpy.concatenate([end, t_end])
+    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
+        more = [
+            (i, numpy.asarray(spans, dtype="int64").reshape(-1, 2))
+            for i, (a, b) in enumerate(bounds.tolist())
+            for spans in [_extra_candidates(tokens, a, b, int(lo[i]), int(hi[i]), extra)]
+        ]
+        which = numpy.concatenate([which] + [numpy.full(len(spans), i) for i, spans in more])
+        start = numpy.concatenate([start] + [spans[:, 0] for _, spans in more])
+        end = numpy.concatenate([end] + [spans[:, 1] for _, spans in more])
+    n1 = tokens.n + 1
+    codes = numpy.unique((which * n1 + start) * n1 + end)
+    which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
+    return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
+
+
+def _extra_candidates(tokens: "DocArrays", t_start: int, t_end: int, lo: int, hi: int, extra: "Extras"):
+    """The phrase and clause candidates of one target that lie in its window and off it."""
+    starts, ends = [], []
+    sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
+    if extra.phrases and tokens.parsed:
+        phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
+        starts.append(phrase_starts)
+        ends.append(phrase_ends)
+    if extra.clauses:
+        clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
+        starts.append(clause_starts)
+        ends.append(clause_ends)
+    if not starts:
+        return numpy.zeros((0, 2), dtype="int64")
+    start, end = numpy.concatenate(starts), numpy.concatenate(ends)
+    keep = (lo <= start) & (start < end) & (end <= hi) & ((end <= t_start) | (start >= t_end))
+    return numpy.column_stack([start[keep], end[keep]])
 
 
 class Extras(NamedTuple):
@@ -193,56 +283,9 @@ def fe_candidates(
     """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
     the doc's DocArrays, when the caller asks for many targets of one doc."""
     tokens = tokens if tokens is not None else DocArrays(doc)
-    cands = _candidates(tokens, target.start, target.end, max_ngram, window, subtrees, ngram_gap, include_target, extra)
-    return [(int(a), int(b)) for a, b in cands]
-
-
-def _candidates(
-    tokens: DocArrays,
-    t_start: int,
-    t_end: int,
-    max_ngram: int,
-    window: int,
-    subtrees: bool,
-    ngram_gap: Optional[int],
-    include_target: bool = False,
-    extra: Extras = Extras(),
-) -> numpy.ndarray:
-    """(k, 2) sorted distinct [start, end) candidates of the target [t_start, t_end)."""
-    sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
-    lo, hi = max(sent_start, t_start - window), min(sent_end, t_end + window)
-    lengths = numpy.arange(1, max_ngram + 1)
-    if ngram_gap is None:  # every n-gram of the window
-        ngram_starts = numpy.tile(numpy.arange(lo, hi), max_ngram)
-        ngram_lengths = numpy.repeat(lengths, hi - lo)
-    else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
-        gaps = numpy.tile(numpy.arange(ngram_gap + 1), max_ngram)
-        ngram_lengths = numpy.repeat(lengths, ngram_gap + 1)
-        ngram_starts = numpy.concatenate([t_start - ngram_lengths - gaps, t_end + gaps])
-        ngram_lengths = numpy.concatenate([ngram_lengths, ngram_lengths])
-    starts, ends = [ngram_starts], [ngram_starts + ngram_lengths]
-    if subtrees and tokens.parsed and lo < hi:
-        left, right = tokens.left[lo:hi], tokens.right[lo:hi]
-        # the subtree; without its leading preposition; without its trailing punctuation
-        no_prep = tokens.prep[numpy.minimum(left, tokens.n - 1)]
-        no_punct = (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
-        starts += [left, left[no_prep] + 1, left[no_punct]]
-        ends += [right, right[no_prep], right[no_punct] - 1]
-    if extra.phrases and tokens.parsed:
-        phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
-        starts.append(phrase_starts)
-        ends.append(phrase_ends)
-    if extra.clauses:
-        clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
-        starts.append(clause_starts)
-        ends.append(clause_ends)
-    start, end = numpy.concatenate(starts), numpy.concatenate(ends)
-    keep = (lo <= start) & (start < end) & (end <= hi) & ((end <= t_start) | (start >= t_end))
-    codes = start[keep] * (tokens.n + 1) + end[keep]
-    if include_target:
-        codes = numpy.append(codes, t_start * (tokens.n + 1) + t_end)
-    codes = numpy.unique(codes)
-    return numpy.column_stack([codes // (tokens.n + 1), codes % (tokens.n + 1)]).astype("int32")
+    bounds = numpy.asarray([(target.start, target.end)], dtype="int64")
+    rows = _block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+    return [(int(a), int(b)) for a, b in rows[:, 2:]]
 
 
 def _phrases(tokens: DocArrays, t_start: int, t_end: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
