@@ -180,45 +180,39 @@ def _block_candidates(
         ends += [right, right, right - 1]
         valid += [inside, no_prep, no_punct]
     start, end = numpy.concatenate(starts, axis=1), numpy.concatenate(ends, axis=1)
-    keep = numpy.concatenate(valid, axis=1) & (lo[:, None] <= start) & (start < end) & (end <= hi[:, None])
-    keep &= (end <= t_start[:, None]) | (start >= t_end[:, None])
-    which, _ = numpy.nonzero(keep)
-    start, end = start[keep], end[keep]
+    which, column = numpy.nonzero(numpy.concatenate(valid, axis=1))
+    start, end = start[which, column], end[which, column]
+    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
+        more = [(i, _extra_spans(tokens, a, b, extra)) for i, (a, b) in enumerate(bounds.tolist())]
+        which = numpy.concatenate([which] + [numpy.full(len(spans[0]), i) for i, spans in more])
+        start = numpy.concatenate([start] + [spans[0] for _, spans in more])
+        end = numpy.concatenate([end] + [spans[1] for _, spans in more])
+    # in the target's window, and off the target
+    keep = (lo[which] <= start) & (start < end) & (end <= hi[which])
+    keep &= (end <= t_start[which]) | (start >= t_end[which])
+    which, start, end = which[keep], start[keep], end[keep]
     if include_target:
         which = numpy.concatenate([which, numpy.arange(len(bounds))])
         start, end = numpy.concatenate([start, t_start]), numpy.concatenate([end, t_end])
-    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
-        more = [
-            (i, numpy.asarray(spans, dtype="int64").reshape(-1, 2))
-            for i, (a, b) in enumerate(bounds.tolist())
-            for spans in [_extra_candidates(tokens, a, b, int(lo[i]), int(hi[i]), extra)]
-        ]
-        which = numpy.concatenate([which] + [numpy.full(len(spans), i) for i, spans in more])
-        start = numpy.concatenate([start] + [spans[:, 0] for _, spans in more])
-        end = numpy.concatenate([end] + [spans[:, 1] for _, spans in more])
     n1 = tokens.n + 1
     codes = numpy.unique((which * n1 + start) * n1 + end)
     which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
     return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
 
 
-def _extra_candidates(tokens: "DocArrays", t_start: int, t_end: int, lo: int, hi: int, extra: "Extras"):
-    """The phrase and clause candidates of one target that lie in its window and off it."""
-    starts, ends = [], []
-    sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
+def _extra_spans(tokens: "DocArrays", t_start: int, t_end: int, extra: "Extras"):
+    """(starts, ends) of one target's phrase and clause candidates, before the window."""
+    starts, ends = [numpy.zeros(0, dtype="int64")], [numpy.zeros(0, dtype="int64")]
     if extra.phrases and tokens.parsed:
         phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
         starts.append(phrase_starts)
         ends.append(phrase_ends)
     if extra.clauses:
+        sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
         clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
         starts.append(clause_starts)
         ends.append(clause_ends)
-    if not starts:
-        return numpy.zeros((0, 2), dtype="int64")
-    start, end = numpy.concatenate(starts), numpy.concatenate(ends)
-    keep = (lo <= start) & (start < end) & (end <= hi) & ((end <= t_start) | (start >= t_end))
-    return numpy.column_stack([start[keep], end[keep]])
+    return numpy.concatenate(starts), numpy.concatenate(ends)
 
 
 class Extras(NamedTuple):
