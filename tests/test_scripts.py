@@ -1,4 +1,5 @@
-"""The product's scripts: a timed command, the per-frame F1 plot, the set-up timing; the discourse report's means."""
+"""The product's scripts: a timed command, the per-frame F1 plot, the set-up timing; the discourse report's
+means; the annotate benchmark's comparison of outputs."""
 
 import subprocess
 import sys
@@ -40,6 +41,36 @@ def test_plot_frame_f1_writes_png(tmp_path):
     missing = run_script("plot_frame_f1.py", metrics, tmp_path / "none.png")
     assert missing.returncode == 1 and "no fn15_gold_targets.frame_per_type" in missing.stderr
     assert not (tmp_path / "none.png").exists()
+
+
+def test_annotate_outputs_compare_up_to_the_last_written_digit():
+    """Outputs that differ only in a score's last rounded digit are the same parse; a label,
+    a span or a larger score difference is not."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("benchmark_annotate", SCRIPTS / "benchmark_annotate.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def jsonl(*records):
+        return "".join(srsly.json_dumps(r) + "\n" for r in records).encode("utf-8")
+
+    def record(score=0.6131, label="Leader", end=9, cats=0.0868):
+        frames = [{"start": 4, "end": end, "frame": "Leadership", "score": score, "frame_elements": [{"label": label}]}]
+        return {"text": "The president resigned", "frames": frames, "cats": {"Economic": cats}}
+
+    reference = jsonl(record(), {"text": ""})
+    assert bench.same_up_to_rounding(reference, reference)
+    assert bench.same_up_to_rounding(reference, jsonl(record(score=0.613, cats=0.0867), {"text": ""}))
+    assert not bench.same_up_to_rounding(reference, jsonl(record(score=0.6129), {"text": ""}))
+    assert not bench.same_up_to_rounding(reference, jsonl(record(label="Governed"), {"text": ""}))
+    assert not bench.same_up_to_rounding(reference, jsonl(record(end=8), {"text": ""}))
+    assert not bench.same_up_to_rounding(reference, jsonl(record()))  # a record missing
+    differences = bench.record_differences(reference, jsonl(record(score=0.613), {"text": ""}))
+    assert differences["differing_records"] == 1 and differences["differing_fields"] == {"frames": 1}
+    assert differences["examples"] == [
+        {"record": 0, "path": ["frames", 0, "score"], "reference": 0.6131, "other": 0.613}
+    ]
 
 
 def test_discourse_report_means_and_sds(tmp_path):

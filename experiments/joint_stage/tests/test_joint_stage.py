@@ -105,13 +105,13 @@ def test_report_table_has_a_row_per_run(fixed_words):
         "timing": {"frames_stage2": {"minutes": 19.6}, "discourse_own_copy": {"minutes": 15.6}},
     }
     run = {
-        "fe_gold_frames_tuned": {"fe_os_f": 65.0},
+        "fe_gold_frames_tuned": {"fe_os_f": 65.0, "candidate_recall": 97.2, "kept_recall": 90.1},
         "fe_fn17_dev": {"fe_os_f": 64.5},
         "checkpoint": {"frame_overall": 88.0},
         "timing": {"minutes": 21.0},
     }
     own_copy = {"discourse": shipped.pop("discourse"), "timing": {"minutes": 15.6}}
     summary = fixed_words.summarize({"full-text-x1": shipped, "full-text-x3": run, "own-copy": own_copy})
-    assert summary["table"][2] == "| full-text-x1 | 63.87 | – | 87.93 | 90.78 | – | – | 19.6+15.6 |"
-    assert summary["table"][3] == "| full-text-x3 | 65.0 | 64.5 | 88.0 | – | – | – | 21.0 |"
-    assert summary["table"][4] == "| own-copy | – | – | – | – | 47.5 / 23.4 | 48.0 / 19.8 | 15.6 |"
+    assert summary["table"][2] == "| full-text-x1 | 63.87 | – | – | 87.93 | 90.78 | – | – | 19.6+15.6 |"
+    assert summary["table"][3] == "| full-text-x3 | 65.0 | 64.5 | 97.2 / 90.1 | 88.0 | – | – | – | 21.0 |"
+    assert summary["table"][4] == "| own-copy | – | – | – | – | – | 47.5 / 23.4 | 48.0 / 19.8 | 15.6 |"
