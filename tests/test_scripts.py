@@ -59,13 +59,16 @@ def test_annotate_outputs_compare_up_to_the_last_written_digit():
         frames = [{"start": 4, "end": end, "frame": "Leadership", "score": score, "frame_elements": [{"label": label}]}]
         return {"text": "The president resigned", "frames": frames, "cats": {"Economic": cats}}
 
+    def same(other):
+        return bench.record_differences(reference, other)["same_up_to_rounding"]
+
     reference = jsonl(record(), {"text": ""})
-    assert bench.same_up_to_rounding(reference, reference)
-    assert bench.same_up_to_rounding(reference, jsonl(record(score=0.613, cats=0.0867), {"text": ""}))
-    assert not bench.same_up_to_rounding(reference, jsonl(record(score=0.6129), {"text": ""}))
-    assert not bench.same_up_to_rounding(reference, jsonl(record(label="Governed"), {"text": ""}))
-    assert not bench.same_up_to_rounding(reference, jsonl(record(end=8), {"text": ""}))
-    assert not bench.same_up_to_rounding(reference, jsonl(record()))  # a record missing
+    assert same(reference)
+    assert same(jsonl(record(score=0.613, cats=0.0867), {"text": ""}))
+    assert not same(jsonl(record(score=0.6129), {"text": ""}))
+    assert not same(jsonl(record(label="Governed"), {"text": ""}))
+    assert not same(jsonl(record(end=8), {"text": ""}))
+    assert not same(jsonl(record()))  # a record missing
     differences = bench.record_differences(reference, jsonl(record(score=0.613), {"text": ""}))
     assert differences["differing_records"] == 1 and differences["differing_fields"] == {"frames": 1}
     assert differences["examples"] == [

@@ -183,7 +183,8 @@ def _block_candidates(
     which, column = numpy.nonzero(numpy.concatenate(valid, axis=1))
     start, end = start[which, column], end[which, column]
     if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
-        more = [(i, _extra_spans(tokens, a, b, extra)) for i, (a, b) in enumerate(bounds.tolist())]
+        sents = zip(bounds.tolist(), sent_start.tolist(), sent_end.tolist())
+        more = [(i, _extra_spans(tokens, a, b, s, e, extra)) for i, ((a, b), s, e) in enumerate(sents)]
         which = numpy.concatenate([which] + [numpy.full(len(spans[0]), i) for i, spans in more])
         start = numpy.concatenate([start] + [spans[0] for _, spans in more])
         end = numpy.concatenate([end] + [spans[1] for _, spans in more])
@@ -200,15 +201,15 @@ def _block_candidates(
     return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
 
 
-def _extra_spans(tokens: "DocArrays", t_start: int, t_end: int, extra: "Extras"):
-    """(starts, ends) of one target's phrase and clause candidates, before the window."""
+def _extra_spans(tokens: "DocArrays", t_start: int, t_end: int, sent_start: int, sent_end: int, extra: "Extras"):
+    """(starts, ends) of one target's phrase and clause candidates, before the window
+    ([sent_start, sent_end): the target's sentence, stretched to cover the target)."""
     starts, ends = [numpy.zeros(0, dtype="int64")], [numpy.zeros(0, dtype="int64")]
     if extra.phrases and tokens.parsed:
         phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
         starts.append(phrase_starts)
         ends.append(phrase_ends)
     if extra.clauses:
-        sent_start, sent_end = int(tokens.sent_start[t_start]), max(int(tokens.sent_end[t_start]), t_end)
         clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
         starts.append(clause_starts)
         ends.append(clause_ends)

@@ -365,7 +365,7 @@ def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
         checkpoint = run.get("checkpoint", {})
         tuned = run.get("fe_gold_frames_tuned", {})
         fe = tuned.get("fe_os_f", "–")
-        # FN1.5 dev at the tuned setting (runs scored before these were recorded have none)
+        # FN1.5 dev at the tuned setting; a run file without them shows –
         recall = f"{tuned['candidate_recall']} / {tuned['kept_recall']}" if "candidate_recall" in tuned else "–"
         fe17 = run.get("fe_fn17_dev", {}).get("fe_os_f", "–")
         table.append(
