@@ -685,3 +685,21 @@ def test_an_fe_on_its_own_target_is_rendered_annotated_and_serialized():
     assert "    Theme                'gift'" in format_doc(doc)
     (restored,) = DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab)
     assert [(fe.start, fe.end, fe.label_) for fe in restored._.frames[0]._.frame_elements] == [(4, 5, "Theme")]
+
+
+def test_prediction_pieces_count_the_rows_the_span_scorer_scores(monkeypatch):
+    """A long doc's rows go to the model in pieces cut between targets: at most `limit`
+    scored rows (with a pruner, at most `keep` of a target's) and MAX_CANDIDATE_ROWS rows."""
+    import spacy_frames.pipeline.frame_elements as fe_pipe
+
+    # three targets with 5, 3 and 4 candidate rows
+    rows = numpy.array([(t, t + 1, s, s + 1) for t, n in ((0, 5), (10, 3), (20, 4)) for s in range(n)])
+    sizes = lambda pieces: [len(p) for p in pieces]  # noqa: E731
+    assert sizes(fe_pipe._pieces_between_targets(rows, 8)) == [8, 4]
+    assert sizes(fe_pipe._pieces_between_targets(rows, 4)) == [5, 3, 4]  # a target over the limit alone
+    assert sizes(fe_pipe._pieces_between_targets(rows, 6, keep=2)) == [12]  # 2 + 2 + 2 scored
+    assert sizes(fe_pipe._pieces_between_targets(rows, 5, keep=2)) == [8, 4]
+    assert fe_pipe._n_scored(rows, 2) == 6 and fe_pipe._n_scored(rows, 0) == 12
+    monkeypatch.setattr(fe_pipe, "MAX_CANDIDATE_ROWS", 7)
+    assert sizes(fe_pipe._pieces_between_targets(rows, 6, keep=2)) == [5, 7]
+    assert numpy.array_equal(numpy.concatenate(fe_pipe._pieces_between_targets(rows, 6, keep=2)), rows)

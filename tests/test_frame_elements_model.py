@@ -168,6 +168,9 @@ def test_bad_input_gives_clear_errors():
         {"target_tokens": 5},
         {"prune_k": 1, "on_target": True, "target_tokens": 5},
         {"target_tokens": 5, "target_context": True},
+        {"prune_k": 2, "token_width": 6},
+        {"prune_k": 3, "token_width": 6, "on_target": True},
+        {"prune_k": 2, "token_width": 6, "endpoints": False, "syntax": False},
     ],
 )
 def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
@@ -178,6 +181,10 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     import spacy_frames.ml.frame_elements as fe_module
 
     monkeypatch.setattr(fe_module, "PREDICT_CHUNK", 3)
+    monkeypatch.setattr(fe_module.span_pruner, "TARGET_BLOCK", 1)  # the toy's two targets in two blocks
+    pruned_calls = []
+    pruned = fe_module.pruned_row_features
+    monkeypatch.setattr(fe_module, "pruned_row_features", lambda *a: pruned_calls.append(1) or pruned(*a))
     docs, rows, options, _ = toy()
     model = build_frame_element_scorer(
         toy_tok2vec(),
@@ -188,11 +195,17 @@ def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
     set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(5, 8)))
     model.initialize(X=(docs, rows, options))
     assert fe_module._first_layer(model.layers[1]) is not None
-    fast, fast_mask, _ = model.predict((docs, rows, options))
+    fast, fast_mask, fast_prune = model.predict((docs, rows, options))
     set_dropout_rate(model, 0.0)
-    (slow, slow_mask, _), _ = model.begin_update((docs, rows, options))
+    (slow, slow_mask, slow_prune), _ = model.begin_update((docs, rows, options))
     assert numpy.array_equal(fast_mask, slow_mask)
     numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
+    numpy.testing.assert_allclose(fast_prune, slow_prune, rtol=1e-4, atol=1e-5)
+    # with a pruner on projected vectors, both paths prune from the tokens
+    from_tokens = bool(kwargs.get("prune_k") and kwargs.get("token_width") and not kwargs.get("target_tokens"))
+    assert len(pruned_calls) == 2 * from_tokens
+    if kwargs.get("prune_k"):  # pruning left some rows out, and the scores tell them apart
+        assert 0 < (fast_mask[:, 0] > 0).sum() < len(fast_mask) and numpy.ptp(fast_prune) > 1e-3
 
 
 def test_span_roots_and_subtree_edges_match_the_parse():
@@ -462,7 +475,7 @@ def test_v2_layers_give_v1_numbers_and_gradients(kwargs):
 
 
 def test_option_groups_merge_equal_options_into_contiguous_blocks():
-    from spacy_frames.ml.frame_elements import option_groups
+    from spacy_frames.ml.fe_options import option_groups
 
     first, same, other = [0, 1, 2], [0, 1, 2], [0, 3]
     options = [first, first, other, same, other, first]
@@ -501,3 +514,54 @@ def test_option_scores_are_each_kept_rows_cosine_with_its_options():
         numpy.testing.assert_allclose(scores[row, :n], table[options[row]] @ spans[k], rtol=1e-5, atol=1e-6)
         assert mask[row].tolist() == [1.0] * n + [0.0] * (4 - n)
     assert not mask[2].any() and not scores[2].any()
+
+
+def test_the_pruner_from_tokens_equals_the_pruner_on_pooled_spans(monkeypatch):
+    """span_pruner.forward_from_tokens (prefix sums over the tokens, the span-target product
+    in blocks of targets) gives forward's scores on the mean-pooled spans, and the same
+    gradients to the tokens and to every parameter."""
+    from thinc.api import Model
+
+    from spacy_frames.ml import span_pruner
+
+    monkeypatch.setattr(span_pruner, "TARGET_BLOCK", 2)  # three targets: two blocks
+    rng = numpy.random.default_rng(3)
+    n_tokens, width, n_feats = 14, 5, 3
+    tokens = rng.normal(size=(n_tokens, width)).astype("f")
+    rows = numpy.array(
+        [(t0, t1, s0, s1) for t0, t1 in ((2, 3), (6, 8), (11, 12)) for s0 in range(n_tokens) for s1 in (s0 + 1, s0 + 3)]
+    )
+    rows = rows[rows[:, 3] <= n_tokens]
+    groups = numpy.unique(rows[:, 0], return_inverse=True)[1].reshape(-1)
+    feats = rng.normal(size=(len(rows), n_feats)).astype("f")
+    d_scores = rng.normal(size=len(rows)).astype("f")
+    for endpoints in (True, False):
+        model = Model("pruner", lambda *a: None, attrs={"endpoints": endpoints})
+        span_pruner.init_params(model, width, 4 if endpoints else 2, n_feats)
+        model.set_param("prune_v", rng.normal(size=n_feats).astype("f"))
+        # the reference: forward on the pooled distinct spans, the gradient spread over their tokens
+        groups_of = [rows[:, 2:], rows[:, :2]] + (
+            [numpy.c_[rows[:, 2], rows[:, 2] + 1], numpy.c_[rows[:, 3] - 1, rows[:, 3]]] if endpoints else []
+        )
+        spans, inverse = numpy.unique(numpy.concatenate(groups_of), axis=0, return_inverse=True)
+        pooled = numpy.stack([tokens[a:b].mean(axis=0) for a, b in spans]).astype("f")
+        idx = list(inverse.reshape(len(groups_of), len(rows)))
+        expected, bp = span_pruner.forward(model, pooled, idx, feats)
+        d_pooled = numpy.zeros_like(pooled)
+        bp(d_scores, d_pooled)
+        d_expected = numpy.zeros_like(tokens)
+        for (a, b), d in zip(spans, d_pooled):
+            d_expected[a:b] += d / (b - a)
+        grads = {name: model.get_grad(name).copy() for name in ("prune_W", "prune_v", "prune_b")}
+        for name in grads:
+            model.set_grad(name, numpy.zeros_like(grads[name]))
+        scores, bp_tokens = span_pruner.forward_from_tokens(model, tokens, rows, groups, feats, is_train=True)
+        numpy.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-5)
+        numpy.testing.assert_allclose(
+            span_pruner.scores_from_tokens(model, tokens, rows, groups, feats), expected, rtol=1e-5, atol=1e-5
+        )
+        d_tokens = numpy.zeros_like(tokens)
+        bp_tokens(d_scores, d_tokens)
+        numpy.testing.assert_allclose(d_tokens, d_expected, rtol=1e-4, atol=1e-5)
+        for name, grad in grads.items():
+            numpy.testing.assert_allclose(model.get_grad(name), grad, rtol=1e-4, atol=1e-4)

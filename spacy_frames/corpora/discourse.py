@@ -31,6 +31,7 @@ from spacy.util import registry
 
 from ..extensions import ARGS_KEY, install_extensions
 from ..inventory.senses import SenseHierarchy
+from .docbins import docs_from
 from .readers import require_corpus
 
 SPLITS = ("train", "dev", "test")
@@ -419,7 +420,7 @@ class DiscourseCorpus:
     def load(self, vocab) -> List[Doc]:
         if self._docs is None:
             install_extensions()
-            docs = [doc for path in self.paths for doc in DocBin().from_disk(path).get_docs(vocab)]
+            docs = [doc for path in self.paths for doc in docs_from(DocBin().from_disk(path), vocab)]
             docs = [
                 d
                 for d in docs

@@ -28,6 +28,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..extensions import TARGETS_KEY, install_extensions
+from .docbins import docs_from
 from .framenet import _require_file, read_fn15_inventory
 from .framenet_convert import DOCBIN_ATTRS
 from .framenet_sentences import FrameSentence, FrameTarget, iter_exemplar_sentences, sentence_to_doc
@@ -298,12 +299,12 @@ class FrameInductionCorpus:
             for path in self.paths:
                 index = read_index(path)
                 if index is None:  # no sidecar: decode everything, then choose
-                    docs.extend(DocBin().from_disk(path).get_docs(vocab))
+                    docs.extend(docs_from(DocBin().from_disk(path), vocab))
                     continue
                 keep = choose_instances(
                     [f"{lu}|{frame}" for lu, frame in index], self.max_per_lu, self.limit, self.seed
                 )
-                docs.extend(subset_docbin(DocBin(store_user_data=True).from_disk(path), keep).get_docs(vocab))
+                docs.extend(docs_from(subset_docbin(DocBin(store_user_data=True).from_disk(path), keep), vocab))
             docs = [doc for doc in docs if len(doc.spans.get(TARGETS_KEY, []))]
             lus = [_lu_of(doc) for doc in docs]
             docs = [docs[i] for i in choose_instances(lus, self.max_per_lu, self.limit, self.seed)]

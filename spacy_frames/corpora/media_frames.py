@@ -24,6 +24,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..extensions import BODY_VECTOR_KEY
+from .docbins import docs_from
 from .readers import require_corpus
 
 # the 14 frames of the task, spelled as in the label files (Policy Frames Codebook order)
@@ -196,7 +197,7 @@ class MediaFramesCorpus:
 
     def load(self, vocab) -> List[Doc]:
         if self._docs is None:
-            docs = [doc for path in self.paths for doc in DocBin().from_disk(path).get_docs(vocab)]
+            docs = [doc for path in self.paths for doc in docs_from(DocBin().from_disk(path), vocab)]
             if self.languages:
                 docs = [d for d in docs if article_info(d).get("lang") in self.languages]
             if self.limit:

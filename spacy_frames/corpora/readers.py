@@ -12,6 +12,7 @@ from spacy.util import registry
 
 from ..extensions import FE_KEY, TARGETS_KEY, align_target, fe_target_id, install_extensions, mark_partial
 from ..inventory.frames import FrameInventory, renamed_frames
+from .docbins import docs_from
 
 
 @registry.readers("spacy-frames.FrameNetCorpus.v1")
@@ -161,12 +162,12 @@ class FrameNetCorpus:
     def _load(self, vocab) -> List[Doc]:
         if self._docs is None:
             install_extensions()
-            docs = list(DocBin().from_disk(self.path).get_docs(vocab))
+            docs = docs_from(DocBin().from_disk(self.path), vocab)
             if self.limit:
                 docs = docs[: self.limit]
             docs = docs * self.full_text_repeats
             if self.exemplars is not None:
-                for doc in sample_docbin(self.exemplars, self.max_exemplars, self.seed).get_docs(vocab):
+                for doc in docs_from(sample_docbin(self.exemplars, self.max_exemplars, self.seed), vocab):
                     mark_partial(doc, self.targets_key)
                     docs.append(doc)
             if self.excluded:

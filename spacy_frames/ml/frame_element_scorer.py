@@ -9,7 +9,7 @@ spancat chains its model: each layer owns its parameters and its backprop.
 - `fe_option_scores`: each span vector against its options' vectors (the FE table:
   fe_vectors, fe_map, no_fe, and the frame maps with `frame_queries`).
 
-The math is `ml/frame_elements.py`'s (`row_features`, `span_vectors`, `option_scores`),
+The math is `ml/frame_elements.py`'s (`row_features`, `span_vectors`) and `ml/fe_options.py`'s (`option_scores`),
 the same numbers as v1 (`FrameElementScorer.v1`, one layer) for the same parameters; the
 settings mean what they mean there.
 """
@@ -20,11 +20,11 @@ from spacy.util import registry
 from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats1d, Floats2d
 
+from .fe_options import option_scores
 from .frame_elements import (
     FEInput,
     check_settings,
     init_parts,
-    option_scores,
     row_features,
     scorer_attrs,
     span_vectors,
@@ -92,7 +92,7 @@ def forward(model: Model, X: FEInput, is_train: bool):
     rows, spans, options = model.layers
     if model.attrs["frame_queries"] and (len(X) < 5 or X[4] is None):
         raise ValueError("frame_elements: a model with frame_queries needs each row's frame (the fifth input)")
-    n_opts = max((len(o) for o in X[2]), default=1)
+    n_opts = max(map(len, X[2]), default=1)
     features, bp_rows = rows(X, is_train)
     if features is None:
         ops = model.ops

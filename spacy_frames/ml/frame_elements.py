@@ -23,14 +23,14 @@ on a row pruning dropped); and each row's prune score.
   label of the span's root and how that root hangs from the target (a dependent, a
   grandchild through a preposition, the target's governor, a sibling): through a hidden
   ReLU layer and a linear map into the definition space, then L2-normalised.
-- Option vectors: row 0 is a learned "no FE" vector; rows 1.. are the FE definitions as
+- Option vectors (`fe_options.py`): row 0 is a learned "no FE" vector; rows 1.. are the FE definitions as
   the frame-definition encoder read them ("Frame: FE (core): definition"), kept frozen in
   the parameter `fe_vectors` (serialized with the model; new frames' FEs are appended
   by the component without retraining) and mapped by a learned square matrix that starts
   as the identity, so the pretrained geometry of the definitions is where training begins.
 """
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy
 from spacy.tokens import Doc
@@ -40,7 +40,8 @@ from thinc.types import Floats1d, Floats2d
 
 from . import span_pruner, target_tokens
 from .fe_features import N_SYNTAX, Row, n_position_features, position_features, syntax_features
-from .layers import build_span_pooler, l2_normalize, mean_pool_projected
+from .fe_options import option_scores
+from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected
 
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
 # it, and (frame_queries) per row the index of its frame in a matrix of frame vectors
@@ -217,7 +218,7 @@ def frame_element_forward(model: Model, X: FEInput, is_train: bool):
         raise ValueError("frame_elements: a model with frame_queries needs each row's frame (the fifth input)")
     pooler, span_mlp = model.layers[:2]
     projection = model.layers[2] if len(model.layers) > 2 else None
-    n_opts = max((len(o) for o in options), default=1)
+    n_opts = max(map(len, options), default=1)
     features, bp_features = row_features(model, pooler, projection, X, is_train)
     if features is None:
         ops = model.ops
@@ -266,10 +267,19 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
         raise ValueError(f"frame_elements: {len(options)} option lists for {len(flat_rows)} candidate rows")
     if forced is not None and len(forced) != len(flat_rows):
         raise ValueError(f"frame_elements: {len(forced)} rows to keep flagged for {len(flat_rows)} candidate rows")
-    # one pooling pass over the distinct spans each doc needs: its candidate spans, their
-    # targets (and the spans' first and last tokens); rows index into the pooled spans
     endpoints, with_tt = model.attrs["endpoints"], model.attrs.get("target_tokens", 0)
     prune_k, on_target = model.attrs.get("prune_k", 0), model.attrs.get("on_target", False)
+    if not len(flat_rows):
+        return None, None
+    extra = [position_features(flat_rows, on_target)]
+    if model.attrs["syntax"]:
+        extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
+    all_static = ops.asarray2f(numpy.concatenate(extra, axis=1))
+    if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
+        # prune from the projected token vectors, then pool the kept rows' spans only
+        return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, all_static, is_train)
+    # one pooling pass over the distinct spans each doc needs: its candidate spans, their
+    # targets (and the spans' first and last tokens); rows index into the pooled spans
     n_groups = 4 if endpoints else 2
     spans: List[numpy.ndarray] = []  # per doc its distinct [start, end) spans
     doc_index: List[numpy.ndarray] = []
@@ -308,12 +318,6 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
         pooled, bp_pooled = pooler((docs, spans), is_train)
         if projection is not None:  # token_width: project each distinct pooled vector once
             pooled, bp_project = projection(pooled, is_train)
-    if not len(flat_rows):
-        return None, None
-    extra = [position_features(flat_rows, on_target)]
-    if model.attrs["syntax"]:
-        extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
-    all_static = ops.asarray2f(numpy.concatenate(extra, axis=1))
     all_idx = [ops.asarray1i(i.astype("int32")) for i in index]
     bp_prune = None
     if prune_k:
@@ -336,23 +340,95 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     features = RowFeatures(pooled, idx, extra_feats, kept, prune_scores)
 
     def backprop(d_feats: Floats2d, d_prune) -> None:
-        w = pooled.shape[1]
-        span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
-        d_pooled = ops.alloc2f(*pooled.shape)
-        d_product = d_feats[:, 2 * w : 3 * w]
-        ops.xp.add.at(d_pooled, idx[0], d_feats[:, :w] + d_product * target_vecs)
-        ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
-        for g, i in enumerate(idx[2:]):
-            ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
+        d_pooled = pooled_gradient(ops, features, d_feats)
         if bp_tt is not None:
             d_tt = ops.alloc2f(*tt_shape)
-            d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * w + n_static :]
+            d_tt[kept_xp] = d_feats[:, (len(idx) + 1) * pooled.shape[1] + n_static :]
             bp_tt(d_tt, d_pooled)
         if bp_prune is not None and d_prune is not None:
             bp_prune(ops.asarray1f(d_prune), d_pooled)
         bp_pooled(bp_project(d_pooled) if bp_project is not None else d_pooled)
 
     return features, backprop
+
+
+def pruned_row_features(
+    model: Model,
+    pooler: Model,
+    projection: Model,
+    docs: List[Doc],
+    rows: List,
+    flat_rows: numpy.ndarray,
+    forced: Optional[numpy.ndarray],
+    static: Floats2d,
+    is_train: bool,
+):
+    """With a pruner on a mean pooler and token_width: `row_features`' numbers (up to float
+    rounding) at a cost per token and per kept row. The tokens are projected once (the
+    projection is affine, so the mean of projected tokens is the projected mean), every
+    row's prune score comes from them (`span_pruner.forward_from_tokens`), and only the
+    kept rows' spans are pooled. Returns (RowFeatures, backprop) as `row_features`."""
+    ops = model.ops
+    tok2vec = pooler.get_ref("tok2vec")
+    token_vecs, bp_tok2vec = tok2vec(docs, is_train)
+    offsets = numpy.cumsum([0] + [len(v) for v in token_vecs])
+    width = projection.get_dim("nO")
+    non_empty = [v for v in token_vecs if len(v)]
+    if non_empty and not is_train:  # through the array library's matmul (threaded BLAS), as Linear computes it
+        tokens, bp_project = (
+            ops.xp.concatenate(non_empty) @ projection.get_param("W").T + projection.get_param("b"),
+            None,
+        )
+    elif non_empty:
+        tokens, bp_project = projection(ops.xp.concatenate(non_empty), is_train)
+    else:
+        tokens, bp_project = ops.alloc2f(0, width), None
+    # the rows in the stacked tokens' positions; a target's number: its place among the
+    # batch's distinct targets, in doc and token order (as `row_features` numbers them)
+    doc_of_row = numpy.repeat(numpy.arange(len(rows)), [len(numpy.asarray(r).reshape(-1, 4)) for r in rows])
+    stacked = flat_rows + offsets[doc_of_row][:, None]
+    n1 = int(offsets[-1]) + 1
+    groups = numpy.unique(stacked[:, 0] * n1 + stacked[:, 1], return_inverse=True)[1].reshape(-1)
+    prune_scores, bp_prune = span_pruner.forward_from_tokens(model, tokens, stacked, groups, static, is_train)
+    kept = numpy.flatnonzero(
+        span_pruner.top_k_per_group(groups, ops.to_numpy(prune_scores), model.attrs["prune_k"], forced)
+    )
+    ts, te, ss, se = stacked[kept].T
+    starts = numpy.concatenate([ss, ts] + ([ss, se - 1] if model.attrs["endpoints"] else []))
+    ends = numpy.concatenate([se, te] + ([ss + 1, se] if model.attrs["endpoints"] else []))
+    distinct, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
+    bounds = numpy.column_stack([distinct // n1, distinct % n1])
+    pooled, bp_pooled = mean_contiguous(ops, [tokens], bounds, width)
+    idx = [ops.asarray1i(i.astype("int32")) for i in inverse.reshape(-1, len(kept))]
+    features = RowFeatures(pooled, idx, static[ops.asarray1i(kept.astype("int32"))], kept, prune_scores)
+
+    def backprop(d_feats: Floats2d, d_prune) -> None:
+        d_tokens = bp_pooled(pooled_gradient(ops, features, d_feats))
+        if d_prune is not None:
+            bp_prune(ops.asarray1f(d_prune), d_tokens)
+        d_flat = bp_project(d_tokens) if bp_project is not None else ops.alloc2f(0, 0)
+        pieces, start = [], 0
+        for vecs in token_vecs:
+            pieces.append(d_flat[start : start + len(vecs)] if len(vecs) else ops.alloc2f(*vecs.shape))
+            start += len(vecs)
+        bp_tok2vec(pieces)
+
+    return features, backprop
+
+
+def pooled_gradient(ops, features: RowFeatures, d_feats: Floats2d) -> Floats2d:
+    """The gradient of the pooled vectors from that of the feature matrix's vector blocks
+    (span, target, their product, first and last token)."""
+    pooled, idx = features.pooled, features.idx
+    w = pooled.shape[1]
+    span_vecs, target_vecs = pooled[idx[0]], pooled[idx[1]]
+    d_pooled = ops.alloc2f(*pooled.shape)
+    d_product = d_feats[:, 2 * w : 3 * w]
+    ops.xp.add.at(d_pooled, idx[0], d_feats[:, :w] + d_product * target_vecs)
+    ops.xp.add.at(d_pooled, idx[1], d_feats[:, w : 2 * w] + d_product * span_vecs)
+    for g, i in enumerate(idx[2:]):
+        ops.xp.add.at(d_pooled, i, d_feats[:, (3 + g) * w : (4 + g) * w])
+    return d_pooled
 
 
 def feature_matrix(ops, features: RowFeatures) -> Floats2d:
@@ -378,122 +454,6 @@ def span_vectors(span_mlp: Model, features: RowFeatures, is_train: bool):
         return bp_mlp(bp_norm(d_spans_unit))
 
     return spans_unit, backprop
-
-
-def option_scores(
-    model: Model, spans_unit: Floats2d, options: List[List[int]], kept: numpy.ndarray, row_frames, n_opts: int
-):
-    """(scores, mask) of every row (n_rows, n_opts): the kept rows' span vectors against
-    their options' vectors (cosine), and the backprop to the span vectors. `model` holds
-    the FE table (fe_vectors, fe_map, no_fe; frame_query and frame_no_fe with
-    frame_queries) and the settings (attrs)."""
-    ops = model.ops
-    table = ops.xp.concatenate(
-        [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
-    )
-    with_frames = model.attrs.get("frame_queries", False)
-    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(options), "int64")
-    if len(frame_of) != len(options):
-        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(options)} candidate rows")
-    plan, order = option_groups(options, kept, frame_of)
-    top = max((int(opts.max()) for opts, _, _ in plan), default=0)
-    if top >= len(table):
-        raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
-    # the kept rows in group order: each group one contiguous block, one gather and one
-    # scatter for the whole batch
-    order_xp = ops.asarray1i(order.astype("int32"))
-    rows_xp = ops.asarray1i(kept[order].astype("int32"))
-    spans_grouped = spans_unit[order_xp]
-    grouped = ops.alloc2f(len(order), n_opts)
-    plan = [(ops.asarray1i(opts), frame, first, last) for opts, frame, (first, last) in plan]
-    queries = []
-    if with_frames:
-        # each group's queries: its options' rows shifted by its frame's vector, mapped
-        frame_matrix = ops.asarray2f(row_frames[1])
-        shift_fe = frame_matrix @ model.get_param("frame_query")
-        shift_none = frame_matrix @ model.get_param("frame_no_fe")
-        for opts, frame, _, _ in plan:
-            shifted = table[opts] + shift_fe[frame][None, :]
-            shifted[0] = table[0] + shift_none[frame]
-            queries.append(l2_normalize(ops, shifted))
-    else:
-        table_unit, bp_table_norm = l2_normalize(ops, table)
-        queries = [(table_unit[opts], None) for opts, _, _, _ in plan]
-    for (opts, _, first, last), (unit, _) in zip(plan, queries):
-        grouped[first:last, : len(opts)] = spans_grouped[first:last] @ unit.T
-    scores = ops.alloc2f(len(options), n_opts)
-    mask = ops.alloc2f(len(options), n_opts)
-    scores[rows_xp] = grouped
-    widths = ops.asarray1i([len(opts) for opts, _, _, _ in plan]) if plan else ops.alloc1i(0)
-    lengths = ops.asarray1i([last - first for _, _, first, last in plan]) if plan else ops.alloc1i(0)
-    mask[rows_xp] = (ops.xp.arange(n_opts)[None, :] < ops.xp.repeat(widths, lengths)[:, None]).astype("float32")
-
-    def backprop(d_scores: Floats2d) -> Floats2d:
-        d_grouped = d_scores[rows_xp]
-        d_spans_grouped = ops.alloc2f(*spans_grouped.shape)
-        if with_frames:
-            d_table = ops.alloc2f(*table.shape)
-            d_shift_fe, d_shift_none = ops.alloc2f(*shift_fe.shape), ops.alloc2f(*shift_none.shape)
-        else:
-            d_table_unit = ops.alloc2f(*table_unit.shape)
-        for (opts, frame, first, last), (unit, bp_unit) in zip(plan, queries):
-            d_group = d_grouped[first:last, : len(opts)]
-            d_spans_grouped[first:last] = d_group @ unit
-            d_unit = d_group.T @ spans_grouped[first:last]
-            if with_frames:
-                d_shifted = bp_unit(d_unit)
-                ops.xp.add.at(d_table, opts, d_shifted)
-                d_shift_none[frame] += d_shifted[0]
-                d_shift_fe[frame] += d_shifted[1:].sum(axis=0)
-            else:
-                ops.xp.add.at(d_table_unit, opts, d_unit)
-        if with_frames:
-            model.inc_grad("frame_query", frame_matrix.T @ d_shift_fe)
-            model.inc_grad("frame_no_fe", frame_matrix.T @ d_shift_none)
-        else:
-            d_table = bp_table_norm(d_table_unit)
-        model.inc_grad("no_fe", d_table[0])
-        model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
-        if model.attrs["learn_fe_vectors"]:
-            model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
-        d_spans_unit = ops.alloc2f(*spans_unit.shape)
-        d_spans_unit[order_xp] = d_spans_grouped
-        return d_spans_unit
-
-    return (scores, mask), backprop
-
-
-def option_groups(options: Sequence[Sequence[int]], kept: numpy.ndarray, frame_of: numpy.ndarray):
-    """The kept rows grouped by their options (and, with frame-aware queries, their
-    frame): rows with the same options (a target's rows, or every target of one frame)
-    are scored with one matrix product, with no (rows x options x width) gather, so a long
-    doc's hundreds of thousands of rows stay cheap. Returns ([(options, frame, (first,
-    last))], order): `order` lists the kept rows' positions among the kept, group after
-    group, and each group's [first, last) slice of it. Rows are grouped by list object
-    first (the component passes one list per target; no Python step per row), then merged
-    by content."""
-    ids = numpy.fromiter(map(id, options), dtype="int64", count=len(options))[kept]
-    frames = frame_of[kept]
-    by_object = numpy.lexsort((frames, ids))
-    change = numpy.flatnonzero(
-        (ids[by_object][1:] != ids[by_object][:-1]) | (frames[by_object][1:] != frames[by_object][:-1])
-    )
-    bounds = [0, *(change + 1).tolist(), len(by_object)] if len(by_object) else [0]
-    groups: Dict[Tuple[Tuple[int, ...], int], List[numpy.ndarray]] = {}
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        opts = options[int(kept[by_object[first]])]
-        if not len(opts) or opts[0] != 0:
-            raise ValueError("frame_elements: every row's options start with 0, the no-FE option")
-        key = (tuple(int(o) for o in opts), int(frames[by_object[first]]))
-        groups.setdefault(key, []).append(by_object[first:last])
-    plan, pieces, offset = [], [], 0
-    for (opts, frame), members in groups.items():
-        rows_ = numpy.concatenate(members)
-        plan.append((numpy.asarray(opts, dtype="int64"), frame, (offset, offset + len(rows_))))
-        pieces.append(rows_)
-        offset += len(rows_)
-    order = numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64")
-    return plan, order
 
 
 def _first_layer(span_mlp: Model) -> Optional[Model]:

@@ -9,9 +9,13 @@ and run the expensive scorer on those only. Here a row's prune score is
 
 with h the pooled token vectors of the span, its first and last token and its target
 (`endpoints` off: the span and the product only) and f the row's position (and syntax)
-features. The h terms are computed once per distinct pooled span and gathered per row;
-only the product costs a width per row, so pruning a thousand rows costs about as much as
-scoring a few of them with the span MLP.
+features. Two ways to the same numbers: `forward` reads pooled span vectors (the h terms
+once per distinct span, gathered per row; only the product costs a width per row), and
+`forward_from_tokens` reads the token vectors themselves, for mean-pooled spans: every
+term is a mean of per-token quantities, so no row and no candidate span is ever pooled,
+and pruning every span of a sentence costs a few numbers per row. frame_elements' model
+takes the second way whenever it can (mean pooling on projected tokens), in training and
+in prediction, and pools only the rows it keeps.
 
 The parameters (`prune_W`, `prune_v`, `prune_b`) live on the FE scorer model (serialized and
 stepped with it), as target_tokens' do. The component trains the pruner with
@@ -85,3 +89,132 @@ def top_k_per_group(
     if forced is not None:
         keep |= numpy.asarray(forced, dtype=bool)
     return keep
+
+
+# targets per step of the span-target product in `forward_from_tokens`: each step
+# multiplies the tokens its targets' rows cover by that many target vectors
+TARGET_BLOCK = 64
+
+
+def scores_from_tokens(
+    model: Model, tokens: Floats2d, rows: numpy.ndarray, groups: numpy.ndarray, feats: Floats2d
+) -> Floats1d:
+    """`forward_from_tokens`' scores, at prediction."""
+    return forward_from_tokens(model, tokens, rows, groups, feats, is_train=False)[0]
+
+
+def forward_from_tokens(
+    model: Model, tokens: Floats2d, rows: numpy.ndarray, groups: numpy.ndarray, feats: Floats2d, is_train: bool
+) -> Tuple[Floats1d, Optional[Callable]]:
+    """`forward`'s scores for mean-pooled spans, without pooling them, and (is_train) the
+    backprop, which adds the tokens' gradient into `d_tokens` and returns nothing.
+    tokens: the batch's stacked (projected) token vectors; rows: (n, 4) [target start, end,
+    span start, end) into them; groups: per row its target's number (a target's rows the
+    same); feats: per row its position (and syntax) features. The linear terms are means
+    of per-token scalars (prefix sums), and the span-target product is the mean over the
+    span of each token against its target's vector times w_prod, in blocks of targets: a
+    cost per token and target, never a vector per row. Equal to `forward` on the pooled
+    spans up to float rounding."""
+    ops: Ops = model.ops
+    xp = ops.xp
+    W, v, b = model.get_param("prune_W"), model.get_param("prune_v"), model.get_param("prune_b")
+    n_own = 3 if model.attrs["endpoints"] else 1
+    ts, te, ss, se = (xp.asarray(col) for col in numpy.asarray(rows, dtype="int64").reshape(-1, 4).T)
+    lengths = xp.maximum(se - ss, 1)
+    last = xp.maximum(se - 1, ss)
+    per_token = tokens @ W[:n_own].T  # (n_tokens, n_own)
+    prefix = xp.zeros(len(tokens) + 1, dtype="float64")
+    xp.cumsum(per_token[:, 0], dtype="float64", out=prefix[1:])
+    scores = (prefix[se] - prefix[ss]) / lengths
+    if n_own == 3:
+        scores += per_token[ss, 1] + per_token[last, 2]
+    scores += feats @ v + b[0]
+    product = _SpanTargetProduct(xp, tokens, (ts, te, ss, se), lengths, numpy.asarray(groups, dtype="int64"), W[n_own])
+    scores = (scores + product.forward(is_train)).astype("float32")
+    if not is_train:
+        return scores, None
+
+    def backprop(d_scores: Floats1d, d_tokens: Floats2d) -> None:
+        d_scores = xp.asarray(d_scores, dtype="float64")
+        n = len(tokens)
+        share = d_scores / lengths
+        d_per_token = xp.zeros((n, n_own), dtype="float64")
+        d_per_token[:, 0] = xp.cumsum(
+            xp.bincount(ss, weights=share, minlength=n + 1) - xp.bincount(se, weights=share, minlength=n + 1)
+        )[:n]
+        if n_own == 3:
+            d_per_token[:, 1] = xp.bincount(ss, weights=d_scores, minlength=n)[:n]
+            d_per_token[:, 2] = xp.bincount(last, weights=d_scores, minlength=n)[:n]
+        d_per_token = d_per_token.astype("float32")
+        d_W = ops.alloc2f(*W.shape)
+        d_W[:n_own] = d_per_token.T @ tokens
+        d_tokens += d_per_token @ W[:n_own]
+        d_W[n_own] = product.backprop(d_scores, d_tokens)
+        model.inc_grad("prune_W", d_W)
+        model.inc_grad("prune_v", feats.T @ d_scores.astype("float32"))
+        model.inc_grad("prune_b", ops.asarray1f([float(d_scores.sum())]))
+
+    return scores, backprop
+
+
+class _SpanTargetProduct:
+    """Per row: mean(tokens[ss:se]) . (mean(tokens[ts:te]) * w_prod), computed in blocks of
+    TARGET_BLOCK targets (a block: the tokens its rows cover against its targets' vectors,
+    prefix-summed), and its backprop to the tokens and to w_prod."""
+
+    def __init__(self, xp, tokens, bounds, lengths, groups, w_prod):
+        self.xp, self.tokens, self.bounds, self.lengths, self.w_prod = xp, tokens, bounds, lengths, w_prod
+        order = numpy.argsort(groups, kind="stable")
+        sorted_groups = groups[order]
+        firsts = numpy.flatnonzero(numpy.r_[True, sorted_groups[1:] != sorted_groups[:-1]]) if len(order) else []
+        edges = numpy.r_[firsts, len(order)]
+        self.blocks = []  # per block: its rows, each row's column (target), its targets' first rows
+        for block in range(0, len(firsts), TARGET_BLOCK):
+            heads = firsts[block : block + TARGET_BLOCK]
+            members = order[edges[block] : edges[block + len(heads)]]
+            column = numpy.repeat(numpy.arange(len(heads)), numpy.diff(edges[block : block + len(heads) + 1]))
+            self.blocks.append((xp.asarray(members), xp.asarray(column), xp.asarray(order[heads])))
+        self.saved = []
+
+    def forward(self, is_train: bool):
+        xp, tokens = self.xp, self.tokens
+        ts, te, ss, se = self.bounds
+        token_prefix = xp.zeros((len(tokens) + 1, tokens.shape[1]), dtype="float64")
+        xp.cumsum(tokens, axis=0, dtype="float64", out=token_prefix[1:])
+        out = xp.zeros(len(ss), dtype="float64")
+        for members, column, first_rows in self.blocks:
+            t_start, t_end = ts[first_rows], te[first_rows]
+            targets = ((token_prefix[t_end] - token_prefix[t_start]) / xp.maximum(t_end - t_start, 1)[:, None]).astype(
+                "float32"
+            )
+            queries = targets * self.w_prod[None, :]
+            lo, hi = int(ss[members].min()), int(se[members].max())
+            per_token = xp.zeros((hi - lo + 1, len(first_rows)), dtype="float64")
+            xp.cumsum(tokens[lo:hi] @ queries.T, axis=0, dtype="float64", out=per_token[1:])
+            out[members] = (per_token[se[members] - lo, column] - per_token[ss[members] - lo, column]) / self.lengths[
+                members
+            ]
+            if is_train:
+                self.saved.append((lo, hi, targets, queries, t_start, t_end))
+        return out
+
+    def backprop(self, d_scores, d_tokens):
+        """Adds the tokens' gradient into d_tokens; returns w_prod's."""
+        xp, tokens = self.xp, self.tokens
+        ts, te, ss, se = self.bounds
+        d_w_prod = xp.zeros(tokens.shape[1], dtype="float32")
+        d_targets = xp.zeros((len(tokens) + 1, tokens.shape[1]), dtype="float32")  # a difference array
+        for (members, column, _), (lo, hi, targets, queries, t_start, t_end) in zip(self.blocks, self.saved):
+            n_cols, size = len(targets), hi - lo + 1
+            share = d_scores[members] / self.lengths[members]
+            diff = xp.bincount((ss[members] - lo) * n_cols + column, weights=share, minlength=size * n_cols)
+            diff -= xp.bincount((se[members] - lo) * n_cols + column, weights=share, minlength=size * n_cols)
+            d_per_token = xp.cumsum(diff.reshape(size, n_cols), axis=0)[:-1].astype("float32")
+            d_tokens[lo:hi] += d_per_token @ queries
+            d_queries = d_per_token.T @ tokens[lo:hi]
+            d_w_prod += (d_queries * targets).sum(axis=0)
+            d_target = d_queries * self.w_prod[None, :] / xp.maximum(t_end - t_start, 1)[:, None]
+            xp.add.at(d_targets, t_start, d_target)
+            xp.add.at(d_targets, t_end, -d_target)
+        d_tokens += xp.cumsum(d_targets, axis=0)[:-1]
+        return d_w_prod

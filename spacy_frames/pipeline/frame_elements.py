@@ -71,7 +71,10 @@ DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
 FE_QUERIES = ("definitions", "labels")
 GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
-MAX_ROWS = 20000  # candidate rows per model call in prediction (bounds a long doc's memory)
+# per model call in prediction (bounds a long doc's memory): the rows the span scorer
+# scores (with a pruner: the kept ones), and the candidate rows the pruner reads
+MAX_ROWS = 20000
+MAX_CANDIDATE_ROWS = 200000
 
 
 @Language.factory(
@@ -339,10 +342,10 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], frames=None
     ) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(n_rows, most options) scores and which rows were scored (pruning drops the
-        others), from model calls of at most MAX_ROWS rows (docs are grouped up to it; a
-        longer doc is cut into pieces between its targets, so each target's rows are
-        pruned together)."""
-        width = max((len(o) for o in options), default=1)
+        others), from model calls of at most MAX_ROWS scored rows and MAX_CANDIDATE_ROWS
+        rows (docs are grouped up to them; a longer doc is cut into pieces between its
+        targets, so each target's rows are pruned together)."""
+        width = max(map(len, options), default=1)
         out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
         kept: List[numpy.ndarray] = [numpy.zeros(0, dtype=bool)]
         batch_docs: List[Doc] = []
@@ -366,12 +369,17 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             batch_docs.clear()
             batch_rows.clear()
 
+        keep = self.model.attrs.get("prune_k", 0)
+        n_scored = n_rows = 0
         for doc, doc_rows_ in zip(docs, rows):
-            for piece in _pieces_between_targets(doc_rows_, MAX_ROWS):
-                if sum(len(r) for r in batch_rows) + len(piece) > MAX_ROWS:
+            for piece in _pieces_between_targets(doc_rows_, MAX_ROWS, keep):
+                piece_scored = _n_scored(piece, keep)
+                if n_scored + piece_scored > MAX_ROWS or n_rows + len(piece) > MAX_CANDIDATE_ROWS:
                     flush()
+                    n_scored = n_rows = 0
                 batch_docs.append(doc)
                 batch_rows.append(piece)
+                n_scored, n_rows = n_scored + piece_scored, n_rows + len(piece)
         flush()
         return numpy.concatenate(out), numpy.concatenate(kept)
 
@@ -483,14 +491,18 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             fes: Dict[str, Dict[Tuple[int, int], str]] = {}
             for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
                 fes.setdefault(fe.id_, {})[(fe.start_char, fe.end_char)] = fe.label_
-            doc = eg.predicted
+            if fes and len(doc_rows_):
+                # each row's span as (start char, end char), the FEs' keys
+                starts = eg.predicted.to_array("IDX").astype("int64")
+                ends = starts + eg.predicted.to_array("LENGTH")
+                arr = numpy.asarray(doc_rows_, dtype="int64").reshape(-1, 4)
+                chars = list(zip(starts[arr[:, 2]].tolist(), ends[arr[:, 3] - 1].tolist()))
             for target, (first, last) in zip(doc_targets, doc_ranges):
                 target_fes = fes.get(fe_target_id(target), {})
                 if target_fes:
                     columns = {self.fe_table[o - 1][1]: j for j, o in enumerate(options[offset + first]) if j}
                     for r in range(first, last):
-                        ss, se = int(doc_rows_[r][2]), int(doc_rows_[r][3])
-                        label = target_fes.get((doc[ss].idx, doc[se - 1].idx + len(doc[se - 1])))
+                        label = target_fes.get(chars[r])
                         gold[offset + r] = columns.get(label, 0) if label else 0
             offset += len(doc_rows_)
         return gold
@@ -568,18 +580,37 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         }
 
 
-def _pieces_between_targets(rows: numpy.ndarray, limit: int) -> List[numpy.ndarray]:
-    """`rows` (one doc's, a target's rows together) in pieces of at most `limit` rows cut
-    between targets; a target with more rows than `limit` is a piece of its own."""
+def _pieces_between_targets(rows: numpy.ndarray, limit: int, keep: int = 0) -> List[numpy.ndarray]:
+    """`rows` (one doc's, a target's rows together) in pieces cut between targets, each
+    with at most `limit` rows the span scorer scores (with a pruner keeping `keep` rows of
+    each target: at most that many of a target's) and at most MAX_CANDIDATE_ROWS rows in
+    all; a target over either limit is a piece of its own."""
+    rows = numpy.asarray(rows)
     if len(rows) <= limit:
         return [rows]
-    targets = numpy.asarray(rows)[:, :2]
-    bounds = numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1
-    edges = numpy.r_[0, bounds, len(rows)]
-    pieces, start = [], 0
-    for i in range(1, len(edges)):
-        if edges[i] - start > limit and edges[i - 1] > start:
-            pieces.append(rows[start : edges[i - 1]])
-            start = edges[i - 1]
+    targets = rows[:, :2]
+    edges = numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
+    scored = _scored_rows(numpy.diff(edges), keep).tolist()
+    edges = edges.tolist()
+    pieces, start, n_scored = [], 0, 0
+    for i, cost in enumerate(scored):
+        if edges[i] > start and (n_scored + cost > limit or edges[i + 1] - start > MAX_CANDIDATE_ROWS):
+            pieces.append(rows[start : edges[i]])
+            start, n_scored = edges[i], 0
+        n_scored += cost
     pieces.append(rows[start:])
     return pieces
+
+
+def _scored_rows(counts: numpy.ndarray, keep: int) -> numpy.ndarray:
+    """Of targets with `counts` candidate rows, how many rows the span scorer scores."""
+    return numpy.minimum(counts, keep) if keep else counts
+
+
+def _n_scored(rows: numpy.ndarray, keep: int) -> int:
+    """How many of `rows` (a target's rows together) the span scorer scores."""
+    if not keep or not len(rows):
+        return len(rows)
+    targets = numpy.asarray(rows)[:, :2]
+    edges = numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
+    return int(_scored_rows(numpy.diff(edges), keep).sum())

@@ -196,7 +196,9 @@ def _block_candidates(
         which = numpy.concatenate([which, numpy.arange(len(bounds))])
         start, end = numpy.concatenate([start, t_start]), numpy.concatenate([end, t_end])
     n1 = tokens.n + 1
-    codes = numpy.unique((which * n1 + start) * n1 + end)
+    # distinct and sorted; a sort, not numpy.unique, which hashes first and is many times slower on a million rows
+    codes = numpy.sort((which * n1 + start) * n1 + end)
+    codes = codes[numpy.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
     which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
     return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
 

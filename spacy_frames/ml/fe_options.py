@@ -1,0 +1,128 @@
+"""frame_elements' option scores: each kept row's span vector against the vectors of its
+frame's FEs and of "no FE" (cosine), the rows grouped by their options so that each group
+is one matrix product. The FE table (fe_vectors, fe_map, no_fe and, with frame-aware
+queries, frame_query and frame_no_fe) is the scoring layer's; see `frame_elements.py`."""
+
+from typing import Dict, List, Sequence, Tuple
+
+import numpy
+from thinc.api import Model
+from thinc.types import Floats2d
+
+from .layers import l2_normalize
+
+
+def option_scores(
+    model: Model, spans_unit: Floats2d, options: List[List[int]], kept: numpy.ndarray, row_frames, n_opts: int
+):
+    """(scores, mask) of every row (n_rows, n_opts): the kept rows' span vectors against
+    their options' vectors (cosine), and the backprop to the span vectors. `model` holds
+    the FE table (fe_vectors, fe_map, no_fe; frame_query and frame_no_fe with
+    frame_queries) and the settings (attrs)."""
+    ops = model.ops
+    table = ops.xp.concatenate(
+        [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
+    )
+    with_frames = model.attrs.get("frame_queries", False)
+    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(options), "int64")
+    if len(frame_of) != len(options):
+        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(options)} candidate rows")
+    plan, order = option_groups(options, kept, frame_of)
+    top = max((int(opts.max()) for opts, _, _ in plan), default=0)
+    if top >= len(table):
+        raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
+    # the kept rows in group order: each group one contiguous block, one gather and one
+    # scatter for the whole batch
+    order_xp = ops.asarray1i(order.astype("int32"))
+    rows_xp = ops.asarray1i(kept[order].astype("int32"))
+    spans_grouped = spans_unit[order_xp]
+    grouped = ops.alloc2f(len(order), n_opts)
+    plan = [(ops.asarray1i(opts), frame, first, last) for opts, frame, (first, last) in plan]
+    queries = []
+    if with_frames:
+        # each group's queries: its options' rows shifted by its frame's vector, mapped
+        frame_matrix = ops.asarray2f(row_frames[1])
+        shift_fe = frame_matrix @ model.get_param("frame_query")
+        shift_none = frame_matrix @ model.get_param("frame_no_fe")
+        for opts, frame, _, _ in plan:
+            shifted = table[opts] + shift_fe[frame][None, :]
+            shifted[0] = table[0] + shift_none[frame]
+            queries.append(l2_normalize(ops, shifted))
+    else:
+        table_unit, bp_table_norm = l2_normalize(ops, table)
+        queries = [(table_unit[opts], None) for opts, _, _, _ in plan]
+    for (opts, _, first, last), (unit, _) in zip(plan, queries):
+        grouped[first:last, : len(opts)] = spans_grouped[first:last] @ unit.T
+    scores = ops.alloc2f(len(options), n_opts)
+    mask = ops.alloc2f(len(options), n_opts)
+    scores[rows_xp] = grouped
+    widths = ops.asarray1i([len(opts) for opts, _, _, _ in plan]) if plan else ops.alloc1i(0)
+    lengths = ops.asarray1i([last - first for _, _, first, last in plan]) if plan else ops.alloc1i(0)
+    mask[rows_xp] = (ops.xp.arange(n_opts)[None, :] < ops.xp.repeat(widths, lengths)[:, None]).astype("float32")
+
+    def backprop(d_scores: Floats2d) -> Floats2d:
+        d_grouped = d_scores[rows_xp]
+        d_spans_grouped = ops.alloc2f(*spans_grouped.shape)
+        if with_frames:
+            d_table = ops.alloc2f(*table.shape)
+            d_shift_fe, d_shift_none = ops.alloc2f(*shift_fe.shape), ops.alloc2f(*shift_none.shape)
+        else:
+            d_table_unit = ops.alloc2f(*table_unit.shape)
+        for (opts, frame, first, last), (unit, bp_unit) in zip(plan, queries):
+            d_group = d_grouped[first:last, : len(opts)]
+            d_spans_grouped[first:last] = d_group @ unit
+            d_unit = d_group.T @ spans_grouped[first:last]
+            if with_frames:
+                d_shifted = bp_unit(d_unit)
+                ops.xp.add.at(d_table, opts, d_shifted)
+                d_shift_none[frame] += d_shifted[0]
+                d_shift_fe[frame] += d_shifted[1:].sum(axis=0)
+            else:
+                ops.xp.add.at(d_table_unit, opts, d_unit)
+        if with_frames:
+            model.inc_grad("frame_query", frame_matrix.T @ d_shift_fe)
+            model.inc_grad("frame_no_fe", frame_matrix.T @ d_shift_none)
+        else:
+            d_table = bp_table_norm(d_table_unit)
+        model.inc_grad("no_fe", d_table[0])
+        model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
+        if model.attrs["learn_fe_vectors"]:
+            model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
+        d_spans_unit = ops.alloc2f(*spans_unit.shape)
+        d_spans_unit[order_xp] = d_spans_grouped
+        return d_spans_unit
+
+    return (scores, mask), backprop
+
+
+def option_groups(options: Sequence[Sequence[int]], kept: numpy.ndarray, frame_of: numpy.ndarray):
+    """The kept rows grouped by their options (and, with frame-aware queries, their
+    frame): rows with the same options (a target's rows, or every target of one frame)
+    are scored with one matrix product, with no (rows x options x width) gather, so a long
+    doc's hundreds of thousands of rows stay cheap. Returns ([(options, frame, (first,
+    last))], order): `order` lists the kept rows' positions among the kept, group after
+    group, and each group's [first, last) slice of it. Rows are grouped by list object
+    first (the component passes one list per target; no Python step per row), then merged
+    by content."""
+    ids = numpy.fromiter(map(id, options), dtype="int64", count=len(options))[kept]
+    frames = frame_of[kept]
+    by_object = numpy.lexsort((frames, ids))
+    change = numpy.flatnonzero(
+        (ids[by_object][1:] != ids[by_object][:-1]) | (frames[by_object][1:] != frames[by_object][:-1])
+    )
+    bounds = [0, *(change + 1).tolist(), len(by_object)] if len(by_object) else [0]
+    groups: Dict[Tuple[Tuple[int, ...], int], List[numpy.ndarray]] = {}
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        opts = options[int(kept[by_object[first]])]
+        if not len(opts) or opts[0] != 0:
+            raise ValueError("frame_elements: every row's options start with 0, the no-FE option")
+        key = (tuple(int(o) for o in opts), int(frames[by_object[first]]))
+        groups.setdefault(key, []).append(by_object[first:last])
+    plan, pieces, offset = [], [], 0
+    for (opts, frame), members in groups.items():
+        rows_ = numpy.concatenate(members)
+        plan.append((numpy.asarray(opts, dtype="int64"), frame, (offset, offset + len(rows_))))
+        pieces.append(rows_)
+        offset += len(rows_)
+    order = numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64")
+    return plan, order
