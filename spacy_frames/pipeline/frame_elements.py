@@ -588,8 +588,7 @@ def _pieces_between_targets(rows: numpy.ndarray, limit: int, keep: int = 0) -> L
     rows = numpy.asarray(rows)
     if len(rows) <= limit:
         return [rows]
-    targets = rows[:, :2]
-    edges = numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
+    edges = _target_edges(rows)
     scored = _scored_rows(numpy.diff(edges), keep).tolist()
     edges = edges.tolist()
     pieces, start, n_scored = [], 0, 0
@@ -611,6 +610,11 @@ def _n_scored(rows: numpy.ndarray, keep: int) -> int:
     """How many of `rows` (a target's rows together) the span scorer scores."""
     if not keep or not len(rows):
         return len(rows)
+    return int(_scored_rows(numpy.diff(_target_edges(rows)), keep).sum())
+
+
+def _target_edges(rows: numpy.ndarray) -> numpy.ndarray:
+    """Where each target's run of rows begins in `rows` (a target's rows together), and
+    the end."""
     targets = numpy.asarray(rows)[:, :2]
-    edges = numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
-    return int(_scored_rows(numpy.diff(edges), keep).sum())
+    return numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
