@@ -558,7 +558,10 @@ def test_the_pruner_from_tokens_equals_the_pruner_on_pooled_spans(monkeypatch):
         scores, bp_tokens = span_pruner.forward_from_tokens(model, tokens, rows, groups, feats, is_train=True)
         numpy.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-5)
         numpy.testing.assert_allclose(
-            span_pruner.scores_from_tokens(model, tokens, rows, groups, feats), expected, rtol=1e-5, atol=1e-5
+            span_pruner.forward_from_tokens(model, tokens, rows, groups, feats, is_train=False)[0],
+            expected,
+            rtol=1e-5,
+            atol=1e-5,
         )
         d_tokens = numpy.zeros_like(tokens)
         bp_tokens(d_scores, d_tokens)

@@ -96,13 +96,6 @@ def top_k_per_group(
 TARGET_BLOCK = 64
 
 
-def scores_from_tokens(
-    model: Model, tokens: Floats2d, rows: numpy.ndarray, groups: numpy.ndarray, feats: Floats2d
-) -> Floats1d:
-    """`forward_from_tokens`' scores, at prediction."""
-    return forward_from_tokens(model, tokens, rows, groups, feats, is_train=False)[0]
-
-
 def forward_from_tokens(
     model: Model, tokens: Floats2d, rows: numpy.ndarray, groups: numpy.ndarray, feats: Floats2d, is_train: bool
 ) -> Tuple[Floats1d, Optional[Callable]]:
