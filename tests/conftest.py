@@ -28,7 +28,12 @@ def build_tiny_bert(path: Path, sentences=TINY_BERT_SENTENCES, hidden: int = 64,
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=specials)
+    # the "##" pieces given up front, in a fixed order: the trainer numbers them in its
+    # hash-map order, random per process, and those numbers break its ties between merges
+    normalized = (tokenizer.normalizer.normalize_str(text) for text in sentences)
+    words = (word for text in normalized for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(text))
+    pieces = sorted({"##" + char for word in words for char in word[1:]})
+    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=specials + pieces)
     tokenizer.train_from_iterator(sentences, trainer=trainer)
     path.mkdir(parents=True, exist_ok=True)
     vocab = sorted(tokenizer.get_vocab().items(), key=lambda item: item[1])

@@ -119,8 +119,10 @@ def option_groups(options: Sequence[Sequence[int]], kept: numpy.ndarray, frame_o
         key = (tuple(int(o) for o in opts), int(frames[by_object[first]]))
         groups.setdefault(key, []).append(by_object[first:last])
     plan, pieces, offset = [], [], 0
-    for (opts, frame), members in groups.items():
-        rows_ = numpy.concatenate(members)
+    # groups by their first row and each group's rows in order, not in the order of the
+    # lists' addresses: the backprop's sums then never depend on the memory layout
+    ordered = [(numpy.sort(numpy.concatenate(members)), key) for key, members in groups.items()]
+    for rows_, (opts, frame) in sorted(ordered, key=lambda item: int(item[0][0])):
         plan.append((numpy.asarray(opts, dtype="int64"), frame, (offset, offset + len(rows_))))
         pieces.append(rows_)
         offset += len(rows_)
