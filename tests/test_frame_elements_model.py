@@ -495,6 +495,22 @@ def test_option_groups_merge_equal_options_into_contiguous_blocks():
         option_groups([[1, 2]], numpy.array([0]), numpy.zeros(1, dtype="int64"))
 
 
+def test_option_groups_do_not_depend_on_where_the_option_lists_live():
+    """Groups come in row order, rows sorted within each, whatever the lists' addresses:
+    the backprop sums in the same order, so a seed gives the same model."""
+    from spacy_frames.ml.fe_options import option_groups
+
+    kept, frames = numpy.arange(5), numpy.zeros(5, dtype="int64")
+    results = []
+    for _ in range(20):  # fresh list objects each time, at whatever addresses they get
+        a, b = [0, 1, 2], [0, 3, 4]
+        options = [a, a, list(b), b, [0, 1, 2]]
+        plan, order = option_groups(options, kept, frames)
+        results.append(([(o.tolist(), f, span) for o, f, span in plan], order.tolist()))
+    assert all(r == results[0] for r in results)
+    assert results[0] == ([([0, 1, 2], 0, (0, 3)), ([0, 3, 4], 0, (3, 5))], [0, 1, 4, 2, 3])
+
+
 def test_option_scores_are_each_kept_rows_cosine_with_its_options():
     from spacy_frames.ml.frame_elements import fe_table_node, option_scores
 
