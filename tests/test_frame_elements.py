@@ -134,6 +134,11 @@ def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
     assert all(fe._.fe_target == [overlapping.start_char, overlapping.end_char] for fe in overlapping._.frame_elements)
     assert all(fe._.fe_target == [giving.start_char, giving.end_char] for fe in giving._.frame_elements)
     assert [s.label_ for s in doc.spans["frames"]] == ["No_such_frame", "Giving", "Giving"]  # frames untouched
+    # a target without candidates (an empty span), last in the batch: no FEs, the others' intact
+    doc = nlp.make_doc("She gave him a gift .")
+    doc.spans["frames"] = [Span(doc, 1, 2, label="Giving"), Span(doc, 6, 6, label="Giving")]
+    giving, empty = list(nlp(doc).spans["frames"])
+    assert giving._.frame_elements and empty._.frame_elements == []
 
 
 @pytest.mark.slow

@@ -134,6 +134,28 @@ def test_syntax_features_read_the_parse():
     assert not syntax_features(spacy.blank("en")("The bank gave"), [(2, 3, 0, 2)]).any()
 
 
+def test_distinct_spans_are_numpy_unique_of_the_span_codes():
+    """The table over (start, length) and, for a table too large, the sort it falls back on
+    give numpy.unique's distinct spans and inverse; written into a given array, the features
+    are those of a fresh one."""
+    from spacy_frames.ml.fe_features import distinct_spans
+
+    rng = numpy.random.default_rng(0)
+    for n, longest in ((40, 5), (5000, 3000), (1, 1)):
+        starts = rng.integers(0, n, 300)
+        ends = starts + rng.integers(0, longest, 300)
+        codes, inverse = numpy.unique(starts * (ends.max() + 1) + ends, return_inverse=True)
+        span_starts, span_ends, index = distinct_spans(starts, ends)
+        assert span_starts.tolist() == (codes // (ends.max() + 1)).tolist()
+        assert span_ends.tolist() == (codes % (ends.max() + 1)).tolist()
+        assert index.tolist() == inverse.reshape(-1).tolist()
+    assert [len(a) for a in distinct_spans(numpy.zeros(0), numpy.zeros(0))] == [0, 0, 0]
+    rows = [(5, 6, 0, 2), (5, 6, 6, 7), (5, 6, 5, 6)]
+    out = numpy.zeros((3, 40), dtype="f")
+    position_features(rows, on_target=True, out=out[:, 3 : 3 + position_features(rows, True).shape[1]])
+    assert numpy.array_equal(out[:, 3 : 3 + position_features(rows, True).shape[1]], position_features(rows, True))
+
+
 def test_position_features_mark_side_gap_and_length():
     feats = position_features([(5, 6, 0, 2), (5, 6, 6, 7)])
     assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]
@@ -293,6 +315,25 @@ def test_top_k_per_group_keeps_the_best_of_each_target_and_the_forced_rows():
     forced = numpy.array([True, False, False, False, False, False])
     assert top_k_per_group(groups, scores, 1, forced).tolist() == [True, True, False, True, False, False]
     assert top_k_per_group(numpy.zeros(0, dtype=int), numpy.zeros(0), 3).tolist() == []
+
+
+def test_top_k_per_group_orders_like_a_sort_by_group_score_and_row():
+    """Negative scores, ties (-0.0 and 0.0 among them, as floats compare) and groups in any
+    order: the rows a sort by (group, score descending, row) puts first in each group."""
+    from spacy_frames.ml.span_pruner import top_k_per_group
+
+    rng = numpy.random.default_rng(0)
+    for _ in range(200):
+        groups = rng.integers(0, 6, int(rng.integers(1, 40)))
+        scores = numpy.round(rng.normal(size=len(groups)), int(rng.integers(0, 2))).astype("float32")
+        scores[rng.random(len(scores)) < 0.15] = -0.0
+        scores[rng.random(len(scores)) < 0.15] = 0.0
+        k = int(rng.integers(1, 6))
+        order = sorted(range(len(groups)), key=lambda i: (groups[i], -float(scores[i]), i))
+        expected = numpy.zeros(len(groups), dtype=bool)
+        for rank, i in enumerate(order):
+            expected[i] = sum(groups[j] == groups[i] for j in order[:rank]) < k
+        assert top_k_per_group(groups, scores, k).tolist() == expected.tolist()
 
 
 def test_pruning_scores_only_the_kept_rows_and_the_pruner_learns_the_gold_spans():

@@ -3,7 +3,7 @@ target's side and distance, the span's length (bucketed one-hots, `on_target`: t
 its target) and, when the doc is parsed, the dependency label of the span's root and how
 that root hangs from the target."""
 
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
@@ -80,12 +80,35 @@ def bucket(value, edges: Sequence[int]):
     return numpy.searchsorted(edges, value, side="right") - 1
 
 
+def distinct_spans(starts: numpy.ndarray, ends: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """The distinct spans [start, end) (token offsets) in (start, end) order, as their
+    starts and ends, and each span's place among them: what numpy.unique of the spans'
+    codes gives, from a table over (start, length) instead of a sort when that table is
+    small (candidate spans are short: ten times faster on a long document's rows)."""
+    starts, ends = numpy.asarray(starts, dtype="int64").reshape(-1), numpy.asarray(ends, dtype="int64").reshape(-1)
+    if not len(starts):
+        return starts, ends, numpy.zeros(0, dtype="int64")
+    lengths = ends - starts
+    shortest, first = int(lengths.min()), int(starts.min())
+    n_lengths = int(lengths.max()) - shortest + 1
+    size = (int(starts.max()) - first + 1) * n_lengths
+    if size > 8 * len(starts) + 4096:
+        n1 = int(ends.max()) + 1
+        codes, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
+        return codes // n1, codes % n1, inverse.reshape(-1)
+    codes = (starts - first) * n_lengths + (lengths - shortest)
+    present = numpy.zeros(size, dtype=bool)
+    present[codes] = True
+    distinct = numpy.flatnonzero(present)
+    span_starts = first + distinct // n_lengths
+    return span_starts, span_starts + shortest + distinct % n_lengths, (numpy.cumsum(present) - 1)[codes]
+
+
 def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
     """Per span [start, end): its first token whose head lies outside it (or is itself);
     the start when none does. One vectorised pass per token position, over distinct spans."""
-    codes, inverse = numpy.unique(starts.astype("int64") * (len(heads) + 1) + ends, return_inverse=True)
-    first, last = codes // (len(heads) + 1), codes % (len(heads) + 1)
-    root, found = first.copy(), numpy.zeros(len(codes), dtype=bool)
+    first, last, inverse = distinct_spans(starts, ends)
+    root, found = first.copy(), numpy.zeros(len(first), dtype=bool)
     for k in range(int((last - first).max(initial=0))):
         i = first + k
         open_ = ~found & (i < last)
@@ -95,13 +118,16 @@ def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray)
         is_root = open_ & ((h == i) | (h < first) | (h >= last))
         root[is_root] = i[is_root]
         found |= is_root
-    return root[inverse.reshape(-1)]
+    return root[inverse]
 
 
-def syntax_features(doc: Doc, rows: Union[numpy.ndarray, List[Row]]) -> numpy.ndarray:
+def syntax_features(
+    doc: Doc, rows: Union[numpy.ndarray, List[Row]], out: Optional[numpy.ndarray] = None
+) -> numpy.ndarray:
     """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
-    zero when the doc has no parse). Roots are found once per distinct span."""
-    out = numpy.zeros((len(rows), N_SYNTAX), dtype="f")
+    zero when the doc has no parse). Roots are found once per distinct span. out: a
+    zeroed (rows, N_SYNTAX) array to write them into."""
+    out = numpy.zeros((len(rows), N_SYNTAX), dtype="f") if out is None else out
     if not doc.has_annotation("DEP") or not len(rows):
         return out
     heads = numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")
@@ -125,10 +151,13 @@ def syntax_features(doc: Doc, rows: Union[numpy.ndarray, List[Row]]) -> numpy.nd
     return out
 
 
-def position_features(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> numpy.ndarray:
+def position_features(
+    rows: Union[numpy.ndarray, List[Row]], on_target: bool = False, out: Optional[numpy.ndarray] = None
+) -> numpy.ndarray:
     """One-hots of the span's side and gap to its target, and of its length; with
-    `on_target`, a last column: the span is its target."""
-    out = numpy.zeros((len(rows), n_position_features(on_target)), dtype="f")
+    `on_target`, a last column: the span is its target. out: a zeroed array of that shape
+    to write them into."""
+    out = numpy.zeros((len(rows), n_position_features(on_target)), dtype="f") if out is None else out
     if not len(rows):
         return out
     ts, te, ss, se = numpy.asarray(rows, dtype="i").reshape(-1, 4).T

@@ -51,14 +51,14 @@ def option_scores(
     else:
         table_unit, bp_table_norm = l2_normalize(ops, table)
         queries = [(table_unit[opts], None) for opts, _, _, _ in plan]
+    grouped_mask = ops.alloc2f(len(order), n_opts)
     for (opts, _, first, last), (unit, _) in zip(plan, queries):
         grouped[first:last, : len(opts)] = spans_grouped[first:last] @ unit.T
+        grouped_mask[first:last, : len(opts)] = 1.0
     scores = ops.alloc2f(len(options), n_opts)
     mask = ops.alloc2f(len(options), n_opts)
     scores[rows_xp] = grouped
-    widths = ops.asarray1i([len(opts) for opts, _, _, _ in plan]) if plan else ops.alloc1i(0)
-    lengths = ops.asarray1i([last - first for _, _, first, last in plan]) if plan else ops.alloc1i(0)
-    mask[rows_xp] = (ops.xp.arange(n_opts)[None, :] < ops.xp.repeat(widths, lengths)[:, None]).astype("float32")
+    mask[rows_xp] = grouped_mask
 
     def backprop(d_scores: Floats2d) -> Floats2d:
         d_grouped = d_scores[rows_xp]
@@ -104,7 +104,7 @@ def option_groups(options: Sequence[Sequence[int]], kept: numpy.ndarray, frame_o
     group, and each group's [first, last) slice of it. Rows are grouped by list object
     first (the component passes one list per target; no Python step per row), then merged
     by content."""
-    ids = numpy.fromiter(map(id, options), dtype="int64", count=len(options))[kept]
+    ids = numpy.fromiter(map(id, map(options.__getitem__, kept.tolist())), dtype="int64", count=len(kept))
     frames = frame_of[kept]
     by_object = numpy.lexsort((frames, ids))
     change = numpy.flatnonzero(

@@ -39,9 +39,9 @@ from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats1d, Floats2d
 
 from . import span_pruner, target_tokens
-from .fe_features import N_SYNTAX, Row, n_position_features, position_features, syntax_features
+from .fe_features import N_SYNTAX, Row, distinct_spans, n_position_features, position_features, syntax_features
 from .fe_options import option_scores
-from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected
+from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
 
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
 # it, and (frame_queries) per row the index of its frame in a matrix of frame vectors
@@ -271,10 +271,15 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     prune_k, on_target = model.attrs.get("prune_k", 0), model.attrs.get("on_target", False)
     if not len(flat_rows):
         return None, None
-    extra = [position_features(flat_rows, on_target)]
+    # every row's position (and syntax) features, written into one matrix
+    static = numpy.zeros((len(flat_rows), n_static_features(model)), dtype="f")
+    n_position = n_position_features(on_target)
+    position_features(flat_rows, on_target, out=static[:, :n_position])
     if model.attrs["syntax"]:
-        extra.append(numpy.concatenate([syntax_features(doc, doc_rows) for doc, doc_rows in zip(docs, rows)]))
-    all_static = ops.asarray2f(numpy.concatenate(extra, axis=1))
+        bounds = numpy.cumsum([0] + [len(doc_rows) for doc_rows in rows])
+        for doc, doc_rows, first, last in zip(docs, rows, bounds[:-1], bounds[1:]):
+            syntax_features(doc, doc_rows, out=static[first:last, n_position:])
+    all_static = ops.asarray2f(static)
     if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
         # prune from the projected token vectors, then pool the kept rows' spans only
         return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, all_static, is_train)
@@ -387,18 +392,17 @@ def pruned_row_features(
     # batch's distinct targets, in doc and token order (as `row_features` numbers them)
     doc_of_row = numpy.repeat(numpy.arange(len(rows)), [len(numpy.asarray(r).reshape(-1, 4)) for r in rows])
     stacked = flat_rows + offsets[doc_of_row][:, None]
-    n1 = int(offsets[-1]) + 1
-    groups = numpy.unique(stacked[:, 0] * n1 + stacked[:, 1], return_inverse=True)[1].reshape(-1)
-    prune_scores, bp_prune = span_pruner.forward_from_tokens(model, tokens, stacked, groups, static, is_train)
+    groups = distinct_spans(stacked[:, 0], stacked[:, 1])[2]
+    prefix = prefix_sums(ops.xp, tokens)  # the pruner's and the pooling's
+    prune_scores, bp_prune = span_pruner.forward_from_tokens(model, tokens, stacked, groups, static, is_train, prefix)
     kept = numpy.flatnonzero(
         span_pruner.top_k_per_group(groups, ops.to_numpy(prune_scores), model.attrs["prune_k"], forced)
     )
     ts, te, ss, se = stacked[kept].T
     starts = numpy.concatenate([ss, ts] + ([ss, se - 1] if model.attrs["endpoints"] else []))
     ends = numpy.concatenate([se, te] + ([ss + 1, se] if model.attrs["endpoints"] else []))
-    distinct, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
-    bounds = numpy.column_stack([distinct // n1, distinct % n1])
-    pooled, bp_pooled = mean_contiguous(ops, [tokens], bounds, width)
+    span_starts, span_ends, inverse = distinct_spans(starts, ends)
+    pooled, bp_pooled = mean_contiguous(ops, [tokens], numpy.column_stack([span_starts, span_ends]), width, prefix)
     idx = [ops.asarray1i(i.astype("int32")) for i in inverse.reshape(-1, len(kept))]
     features = RowFeatures(pooled, idx, static[ops.asarray1i(kept.astype("int32"))], kept, prune_scores)
 
@@ -477,22 +481,40 @@ PREDICT_CHUNK = 2048
 
 def _predict_hidden(ops, span_mlp: Model, pooled, idx, extra):
     """span_mlp(features) at prediction time without building the (rows, 5 * width)
-    feature matrix: the first layer is linear in each feature block, so the blocks of
-    pooled vectors (span, target, first and last token) are projected once per distinct
-    span that block uses and gathered per row; only the span-target product is projected
-    per row. The rows then go through the two layers PREDICT_CHUNK at a time. The same
-    numbers as the training path, several times cheaper on long documents."""
+    feature matrix. The first layer is linear in each feature block, so what depends on the
+    span alone (its pooled vector, its first and last token) is projected once per distinct
+    span and summed into one table, the target's block (with the bias) once per distinct
+    target, and the position and syntax features, 0/1 one-hots, once per distinct row of
+    them; only the span-target product is projected per row. Each row then gathers three
+    table rows, and the rows go through the two layers PREDICT_CHUNK at a time. The
+    numbers of the training path up to float rounding, several times cheaper on long
+    documents."""
     xp = ops.xp
     relu = _first_layer(span_mlp)
     W, b = relu.get_param("W"), relu.get_param("b")
     w = pooled.shape[1]
-    blocks = [0, 1] + list(range(3, 3 + len(idx) - 2))  # span, target, first, last: not the product
-    projected = []
-    for i, block in zip(idx, blocks):
-        used, inverse = xp.unique(i, return_inverse=True)
-        projected.append((pooled[used] @ W[:, block * w : (block + 1) * w].T, inverse.reshape(-1)))
-    W_product = xp.ascontiguousarray(W[:, 2 * w : 3 * w].T)
-    W_extra = xp.ascontiguousarray(W[:, len(idx) * w + w :].T)
+
+    def block(i: int):
+        return W[:, i * w : (i + 1) * w].T
+
+    # the span's own blocks: its pooled vector and (endpoints) its first and last token,
+    # which every row of that span shares
+    spans, first_row, span_of_row = xp.unique(idx[0], return_index=True, return_inverse=True)
+    span_table = pooled[spans] @ block(0)
+    for i, column in zip(idx[2:], (3, 4)):
+        tokens, token_of_span = xp.unique(i[first_row], return_inverse=True)
+        span_table += (pooled[tokens] @ block(column))[token_of_span.reshape(-1)]
+    targets, target_of_row = xp.unique(idx[1], return_inverse=True)
+    target_table = pooled[targets] @ block(1) + b
+    tables = [(span_table, span_of_row.reshape(-1)), (target_table, target_of_row.reshape(-1))]
+    W_extra = W[:, len(idx) * w + w :].T
+    extra_rows = _distinct_binary_rows(xp, extra)
+    if extra_rows is not None:
+        firsts, extra_of_row = extra_rows
+        tables.append((extra[firsts] @ W_extra, extra_of_row))
+        W_rows = xp.ascontiguousarray(block(2))
+    else:  # features that are not one-hots (target_tokens): projected per row with the product
+        W_rows = xp.ascontiguousarray(xp.concatenate([block(2), W_extra]))
     last = span_mlp.layers[-1]
     direct = last.name == "linear" and last.has_param("W")
     if direct:  # the output layer through the array library's matmul (threaded BLAS), as Linear computes it
@@ -500,9 +522,12 @@ def _predict_hidden(ops, span_mlp: Model, pooled, idx, extra):
     out = xp.empty((len(idx[0]), last.get_dim("nO")), dtype="float32")
     for start in range(0, len(out), PREDICT_CHUNK):
         rows = slice(start, start + PREDICT_CHUNK)
-        pre = (pooled[idx[0][rows]] * pooled[idx[1][rows]]) @ W_product + extra[rows] @ W_extra + b
-        for block_vectors, inverse in projected:
-            pre += block_vectors[inverse[rows]]
+        per_row = pooled[idx[0][rows]] * pooled[idx[1][rows]]
+        if extra_rows is None:
+            per_row = xp.concatenate([per_row, extra[rows]], axis=1)
+        pre = per_row @ W_rows
+        for table, of_row in tables:
+            pre += table[of_row[rows]]
         hidden = xp.maximum(pre, 0, out=pre)  # in place; several times faster than ops.relu on CPU
         if direct:
             xp.matmul(hidden, W_out, out=out[rows])
@@ -510,3 +535,14 @@ def _predict_hidden(ops, span_mlp: Model, pooled, idx, extra):
         else:
             out[rows] = last.predict(hidden)
     return out
+
+
+def _distinct_binary_rows(xp, features):
+    """(each distinct row's first position, each row's distinct row) when every value of
+    `features` is 0 or 1 (None otherwise, or off the CPU): rows compared as packed bits."""
+    if xp is not numpy or 0 in features.shape or not ((features == 0) | (features == 1)).all():
+        return None
+    packed = numpy.ascontiguousarray(numpy.packbits(features.astype(bool), axis=1))
+    keys = packed.view(numpy.dtype((numpy.void, packed.shape[1]))).reshape(-1)
+    _, firsts, inverse = numpy.unique(keys, return_index=True, return_inverse=True)
+    return firsts, inverse.reshape(-1)

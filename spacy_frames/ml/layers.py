@@ -177,12 +177,19 @@ def max_rows(ops: Ops, token_vecs: List[Floats2d], rows: List[List[int]], width:
     return pooled, backprop
 
 
-def mean_contiguous(ops: Ops, token_vecs: List[Floats2d], bounds: numpy.ndarray, width: int):
+def prefix_sums(xp, flat: Floats2d):
+    """Row i: the sum of flat's first i rows, in float64 (long documents lose no precision)."""
+    prefix = xp.zeros((flat.shape[0] + 1, flat.shape[1]), dtype="float64")
+    xp.cumsum(flat, axis=0, dtype="float64", out=prefix[1:])
+    return prefix
+
+
+def mean_contiguous(ops: Ops, token_vecs: List[Floats2d], bounds: numpy.ndarray, width: int, prefix=None):
     """The mean of the stacked token vectors over each [start, end) of `bounds` (n, 2),
-    from prefix sums (float64, so long documents lose no precision), and its backprop."""
+    from prefix sums (`prefix_sums`; passed in when the caller has them), and its backprop."""
     flat = ops.xp.concatenate([v for v in token_vecs if len(v)] or [ops.alloc2f(0, width)])
-    prefix = ops.xp.zeros((flat.shape[0] + 1, width), dtype="float64")
-    ops.xp.cumsum(flat, axis=0, dtype="float64", out=prefix[1:])
+    if prefix is None:
+        prefix = prefix_sums(ops.xp, flat)
     starts, ends = ops.asarray(bounds[:, 0]), ops.asarray(bounds[:, 1])
     lengths = ops.xp.maximum(ends - starts, 1)[:, None]
     pooled = ((prefix[ends] - prefix[starts]) / lengths).astype("float32")

@@ -28,6 +28,8 @@ import numpy
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d
 
+from .layers import prefix_sums
+
 
 def init_params(model: Model, width: int, n_groups: int, n_feats: int) -> None:
     """n_groups pooled vectors per row (span, target, first, last) plus the product."""
@@ -80,7 +82,13 @@ def top_k_per_group(
     earlier row), and every `forced` row."""
     keep = numpy.zeros(len(scores), dtype=bool)
     if len(scores):
-        order = numpy.lexsort((numpy.arange(len(scores)), -numpy.asarray(scores, dtype="float64"), groups))
+        # one stable sort by (group, score descending): the float32 scores as uint32s in
+        # the same order (+ 0.0 makes -0.0 tie with 0.0, as floats compare), under the group
+        bits = (numpy.asarray(scores, dtype="float32") + numpy.float32(0.0)).view(numpy.uint32)
+        ascending = numpy.where(bits >> 31, ~bits, bits | numpy.uint32(0x80000000))
+        groups = numpy.asarray(groups, dtype="int64")
+        key = (groups.astype(numpy.uint64) << numpy.uint64(32)) | (~ascending).astype(numpy.uint64)
+        order = numpy.argsort(key, kind="stable")
         ordered = groups[order]
         starts = numpy.flatnonzero(numpy.r_[True, ordered[1:] != ordered[:-1]])
         sizes = numpy.diff(numpy.r_[starts, len(order)])
@@ -97,7 +105,13 @@ TARGET_BLOCK = 64
 
 
 def forward_from_tokens(
-    model: Model, tokens: Floats2d, rows: numpy.ndarray, groups: numpy.ndarray, feats: Floats2d, is_train: bool
+    model: Model,
+    tokens: Floats2d,
+    rows: numpy.ndarray,
+    groups: numpy.ndarray,
+    feats: Floats2d,
+    is_train: bool,
+    token_prefix: Optional[Floats2d] = None,
 ) -> Tuple[Floats1d, Optional[Callable]]:
     """`forward`'s scores for mean-pooled spans, without pooling them, and (is_train) the
     backprop, which adds the tokens' gradient into `d_tokens` and returns nothing.
@@ -107,7 +121,8 @@ def forward_from_tokens(
     of per-token scalars (prefix sums), and the span-target product is the mean over the
     span of each token against its target's vector times w_prod, in blocks of targets: a
     cost per token and target, never a vector per row. Equal to `forward` on the pooled
-    spans up to float rounding."""
+    spans up to float rounding. token_prefix: the tokens' `prefix_sums`, when the caller
+    has them."""
     ops: Ops = model.ops
     xp = ops.xp
     W, v, b = model.get_param("prune_W"), model.get_param("prune_v"), model.get_param("prune_b")
@@ -123,7 +138,7 @@ def forward_from_tokens(
         scores += per_token[ss, 1] + per_token[last, 2]
     scores += feats @ v + b[0]
     product = _SpanTargetProduct(xp, tokens, (ts, te, ss, se), lengths, numpy.asarray(groups, dtype="int64"), W[n_own])
-    scores = (scores + product.forward(is_train)).astype("float32")
+    scores = (scores + product.forward(is_train, token_prefix)).astype("float32")
     if not is_train:
         return scores, None
 
@@ -169,11 +184,11 @@ class _SpanTargetProduct:
             self.blocks.append((xp.asarray(members), xp.asarray(column), xp.asarray(order[heads])))
         self.saved = []
 
-    def forward(self, is_train: bool):
+    def forward(self, is_train: bool, token_prefix=None):
         xp, tokens = self.xp, self.tokens
         ts, te, ss, se = self.bounds
-        token_prefix = xp.zeros((len(tokens) + 1, tokens.shape[1]), dtype="float64")
-        xp.cumsum(tokens, axis=0, dtype="float64", out=token_prefix[1:])
+        if token_prefix is None:
+            token_prefix = prefix_sums(xp, tokens)
         out = xp.zeros(len(ss), dtype="float64")
         for members, column, first_rows in self.blocks:
             t_start, t_end = ts[first_rows], te[first_rows]

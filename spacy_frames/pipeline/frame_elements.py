@@ -272,19 +272,17 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             codes = suggested_rows[:, 0].astype("int64") * (len(doc) + 1) + suggested_rows[:, 1]
             order = numpy.argsort(codes, kind="stable")
             sorted_codes = codes[order]
-            doc_targets, pieces, doc_ranges, n_rows = [], [], [], 0
-            for target in doc.spans[key] if key in doc.spans else []:
-                if not self._known(target.label_):
-                    continue
-                code = target.start * (len(doc) + 1) + target.end
-                first, last = numpy.searchsorted(sorted_codes, [code, code + 1])
-                pieces.append(suggested_rows[order[first:last]])
-                doc_ranges.append((n_rows, n_rows + int(last - first)))
-                n_rows += int(last - first)
-                doc_targets.append(target)
+            doc_targets = [t for t in (doc.spans[key] if key in doc.spans else []) if self._known(t.label_)]
+            target_codes = numpy.asarray([t.start * (len(doc) + 1) + t.end for t in doc_targets], dtype="int64")
+            firsts = numpy.searchsorted(sorted_codes, target_codes)
+            lasts = numpy.searchsorted(sorted_codes, target_codes + 1)
+            sizes = lasts - firsts
+            # each target's slice of the sorted rows, in target order
+            picked = numpy.repeat(firsts - numpy.cumsum(sizes) + sizes, sizes) + numpy.arange(sizes.sum())
+            ends = numpy.cumsum(sizes).tolist()
             targets.append(doc_targets)
-            rows.append(numpy.concatenate(pieces).astype("int64") if pieces else numpy.zeros((0, 4), dtype="int64"))
-            ranges.append(doc_ranges)
+            rows.append(suggested_rows[order[picked]].astype("int64").reshape(-1, 4))
+            ranges.append(list(zip([0] + ends[:-1], ends)))
         return targets, rows, ranges
 
     def _known(self, frame: str) -> bool:
@@ -341,10 +339,10 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
     def _scores(
         self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], frames=None
     ) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """(n_rows, most options) scores and which rows were scored (pruning drops the
-        others), from model calls of at most MAX_ROWS scored rows and MAX_CANDIDATE_ROWS
-        rows (docs are grouped up to them; a longer doc is cut into pieces between its
-        targets, so each target's rows are pruned together)."""
+        """The scored rows' scores (n_scored, most options) and which rows were scored
+        (pruning drops the others), from model calls of at most MAX_ROWS scored rows and
+        MAX_CANDIDATE_ROWS rows (docs are grouped up to them; a longer doc is cut into pieces
+        between its targets, so each target's rows are pruned together)."""
         width = max(map(len, options), default=1)
         out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
         kept: List[numpy.ndarray] = [numpy.zeros(0, dtype=bool)]
@@ -360,11 +358,11 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
                 scores, mask, _ = self.model.predict(
                     (batch_docs, batch_rows, options[first : first + n], None, chunk_frames)
                 )
-                scores = self.model.ops.to_numpy(scores)
-                block = numpy.zeros((n, width), dtype="f")
-                block[:, : scores.shape[1]] = scores
+                scored = self.model.ops.to_numpy(mask)[:, 0] > 0
+                block = numpy.zeros((int(scored.sum()), width), dtype="f")
+                block[:, : scores.shape[1]] = self.model.ops.to_numpy(scores)[scored]
                 out.append(block)
-                kept.append(self.model.ops.to_numpy(mask)[:, 0] > 0)
+                kept.append(scored)
                 done[0] += n
             batch_docs.clear()
             batch_rows.clear()
@@ -385,36 +383,54 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         temperature = getattr(self.loss, "temperature", 1.0)
-        scores, options, offset = predictions["scores"], predictions["options"], 0
-        kept = predictions["kept"]
+        scores, options, kept, offset = predictions["scores"], predictions["options"], predictions["kept"], 0
+        position = numpy.cumsum(kept) - 1  # a scored row's row in `scores`
+        fe_names = numpy.asarray([fe for _, fe in self.fe_table] or [""], dtype=object)
         for doc, doc_targets, doc_rows_, doc_ranges in zip(
             docs, predictions["targets"], predictions["rows"], predictions["ranges"]
         ):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
-            for target, (first, last) in zip(doc_targets, doc_ranges):
-                if last == first:
+            for target, (start, end, label, gain) in zip(
+                doc_targets,
+                self._positive_candidates(doc_rows_, doc_ranges, scores, options, kept, position, offset, temperature),
+            ):
+                if not len(gain):
                     continue
-                opts = options[offset + first]  # a target's rows share its frame's options
-                block = scores[offset + first : offset + last, : len(opts)]
-                # the gain over "no FE" beyond the threshold: the decoders keep positive gains
-                gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
-                gains[~kept[offset + first : offset + last]] = -numpy.inf  # pruned: never taken
-                cands = [
-                    (
-                        int(doc_rows_[first + r][2]),
-                        int(doc_rows_[first + r][3]),
-                        self.fe_table[opts[j + 1] - 1][1],
-                        float(gains[r, j]),
-                    )
-                    for r, j in zip(*numpy.nonzero(gains > 0))
-                ]
+                cands = list(zip(start.tolist(), end.tolist(), fe_names[label - 1].tolist(), gain.tolist()))
                 chosen = decode(
                     cands, self.cfg["decoding"], self.frame_excludes(target.label_), self.cfg.get("max_pieces", 1)
                 )
-                for start, end, label, _ in chosen:
-                    group.append(make_fe_span(target, start, end, label))
+                for fe_start, fe_end, fe_label, _ in chosen:
+                    group.append(make_fe_span(target, fe_start, fe_end, fe_label))
             offset += len(doc_rows_)
             doc.spans[self.cfg["fe_key"]] = group
+
+    def _positive_candidates(
+        self, doc_rows_, doc_ranges, scores, options, kept, position, offset: int, temperature: float
+    ):
+        """Per target of one doc: its candidates with a positive gain over "no FE" beyond the
+        threshold, as arrays (span starts, span ends, FE table rows, gains), from one pass over
+        the doc's kept rows."""
+        # a target's rows share its frame's options (a target without rows has none)
+        target_options = [options[offset + first] if last > first else [0] for first, last in doc_ranges]
+        n_opts = numpy.asarray([len(opts) for opts in target_options], dtype="int64")
+        sizes = numpy.asarray([last - first for first, last in doc_ranges], dtype="int64")
+        rows = numpy.flatnonzero(kept[offset : offset + len(doc_rows_)])  # pruned rows are never taken
+        target_of_row = numpy.repeat(numpy.arange(len(doc_ranges)), sizes)[rows]
+        block = scores[position[offset + rows]]
+        # the gain over "no FE" beyond the threshold, of each of the row's frame's FEs: the
+        # decoders keep positive gains
+        gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
+        exists = numpy.arange(gains.shape[1])[None, :] < (n_opts[target_of_row] - 1)[:, None]
+        row, option = numpy.nonzero((gains > 0) & exists)
+        target = target_of_row[row]
+        option_rows = numpy.zeros((len(doc_ranges), int(n_opts.max(initial=1))), dtype="int64")
+        for i, opts in enumerate(target_options):
+            option_rows[i, : len(opts)] = opts
+        rows = rows[row]
+        fields = (doc_rows_[rows, 2], doc_rows_[rows, 3], option_rows[target, option + 1], gains[row, option])
+        bounds = numpy.searchsorted(target, numpy.arange(len(doc_ranges) + 1))
+        return [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
 
     # -- training --------------------------------------------------------------------------------
     def _update(self, examples: List[Example], drop: float) -> Optional[float]:
