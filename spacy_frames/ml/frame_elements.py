@@ -39,7 +39,14 @@ from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats1d, Floats2d
 
 from . import span_pruner, target_tokens
-from .fe_features import N_SYNTAX, Row, distinct_spans, n_position_features, position_features, syntax_features
+from .fe_features import (
+    N_SYNTAX,
+    Row,
+    batch_syntax_features,
+    distinct_spans,
+    n_position_features,
+    position_features,
+)
 from .fe_options import option_scores
 from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
 
@@ -276,9 +283,7 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     n_position = n_position_features(on_target)
     position_features(flat_rows, on_target, out=static[:, :n_position])
     if model.attrs["syntax"]:
-        bounds = numpy.cumsum([0] + [len(doc_rows) for doc_rows in rows])
-        for doc, doc_rows, first, last in zip(docs, rows, bounds[:-1], bounds[1:]):
-            syntax_features(doc, doc_rows, out=static[first:last, n_position:])
+        batch_syntax_features(docs, rows, out=static[:, n_position:])
     all_static = ops.asarray2f(static)
     if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
         # prune from the projected token vectors, then pool the kept rows' spans only

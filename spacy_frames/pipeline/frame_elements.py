@@ -382,55 +382,52 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         return numpy.concatenate(out), numpy.concatenate(kept)
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
-        temperature = getattr(self.loss, "temperature", 1.0)
-        scores, options, kept, offset = predictions["scores"], predictions["options"], predictions["kept"], 0
-        position = numpy.cumsum(kept) - 1  # a scored row's row in `scores`
+        candidates = self._positive_candidates(predictions, getattr(self.loss, "temperature", 1.0))
         fe_names = numpy.asarray([fe for _, fe in self.fe_table] or [""], dtype=object)
-        for doc, doc_targets, doc_rows_, doc_ranges in zip(
-            docs, predictions["targets"], predictions["rows"], predictions["ranges"]
-        ):
+        decoding, max_pieces = self.cfg["decoding"], self.cfg.get("max_pieces", 1)
+        for doc, doc_targets, doc_candidates in zip(docs, predictions["targets"], candidates):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
-            for target, (start, end, label, gain) in zip(
-                doc_targets,
-                self._positive_candidates(doc_rows_, doc_ranges, scores, options, kept, position, offset, temperature),
-            ):
+            for target, (start, end, label, gain) in zip(doc_targets, doc_candidates):
                 if not len(gain):
                     continue
                 cands = list(zip(start.tolist(), end.tolist(), fe_names[label - 1].tolist(), gain.tolist()))
-                chosen = decode(
-                    cands, self.cfg["decoding"], self.frame_excludes(target.label_), self.cfg.get("max_pieces", 1)
-                )
-                for fe_start, fe_end, fe_label, _ in chosen:
+                for fe_start, fe_end, fe_label, _ in decode(
+                    cands, decoding, self.frame_excludes(target.label_), max_pieces
+                ):
                     group.append(make_fe_span(target, fe_start, fe_end, fe_label))
-            offset += len(doc_rows_)
             doc.spans[self.cfg["fe_key"]] = group
 
-    def _positive_candidates(
-        self, doc_rows_, doc_ranges, scores, options, kept, position, offset: int, temperature: float
-    ):
-        """Per target of one doc: its candidates with a positive gain over "no FE" beyond the
+    def _positive_candidates(self, predictions: Dict[str, Any], temperature: float) -> List[List[Tuple]]:
+        """Per doc, per target: its candidates with a positive gain over "no FE" beyond the
         threshold, as arrays (span starts, span ends, FE table rows, gains), from one pass over
-        the doc's kept rows."""
+        the batch's scored rows (a doc's targets' rows follow each other, as do the docs')."""
+        options, kept, scores = predictions["options"], predictions["kept"], predictions["scores"]
+        doc_rows = [numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in predictions["rows"]]
+        offsets = numpy.cumsum([0] + [len(r) for r in doc_rows])
+        ranges = [(o + a, o + b) for o, doc_ranges in zip(offsets, predictions["ranges"]) for a, b in doc_ranges]
+        all_rows = numpy.concatenate(doc_rows) if doc_rows else numpy.zeros((0, 4), dtype="int64")
         # a target's rows share its frame's options (a target without rows has none)
-        target_options = [options[offset + first] if last > first else [0] for first, last in doc_ranges]
+        target_options = [options[first] if last > first else [0] for first, last in ranges]
         n_opts = numpy.asarray([len(opts) for opts in target_options], dtype="int64")
-        sizes = numpy.asarray([last - first for first, last in doc_ranges], dtype="int64")
-        rows = numpy.flatnonzero(kept[offset : offset + len(doc_rows_)])  # pruned rows are never taken
-        target_of_row = numpy.repeat(numpy.arange(len(doc_ranges)), sizes)[rows]
-        block = scores[position[offset + rows]]
+        sizes = numpy.asarray([last - first for first, last in ranges], dtype="int64")
+        rows = numpy.flatnonzero(kept)  # pruned rows are never taken
+        target_of_row = numpy.repeat(numpy.arange(len(ranges)), sizes)[rows]
+        block = scores[(numpy.cumsum(kept) - 1)[rows]]  # `scores` holds the scored rows only
         # the gain over "no FE" beyond the threshold, of each of the row's frame's FEs: the
         # decoders keep positive gains
         gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
         exists = numpy.arange(gains.shape[1])[None, :] < (n_opts[target_of_row] - 1)[:, None]
         row, option = numpy.nonzero((gains > 0) & exists)
         target = target_of_row[row]
-        option_rows = numpy.zeros((len(doc_ranges), int(n_opts.max(initial=1))), dtype="int64")
+        option_rows = numpy.zeros((len(ranges), int(n_opts.max(initial=1))), dtype="int64")
         for i, opts in enumerate(target_options):
             option_rows[i, : len(opts)] = opts
         rows = rows[row]
-        fields = (doc_rows_[rows, 2], doc_rows_[rows, 3], option_rows[target, option + 1], gains[row, option])
-        bounds = numpy.searchsorted(target, numpy.arange(len(doc_ranges) + 1))
-        return [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
+        fields = (all_rows[rows, 2], all_rows[rows, 3], option_rows[target, option + 1], gains[row, option])
+        bounds = numpy.searchsorted(target, numpy.arange(len(ranges) + 1))
+        per_target = [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
+        firsts = numpy.cumsum([0] + [len(doc_ranges) for doc_ranges in predictions["ranges"]])
+        return [per_target[a:b] for a, b in zip(firsts[:-1], firsts[1:])]
 
     # -- training --------------------------------------------------------------------------------
     def _update(self, examples: List[Example], drop: float) -> Optional[float]:
