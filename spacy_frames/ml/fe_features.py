@@ -168,10 +168,7 @@ def batch_syntax_features(
     feats[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
     feats[:, n_dep + 3] = (head == target_head) & has_head
     feats[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
-    if len(parsed) == len(docs) and len(stacked) == len(out):
-        out[...] = feats
-    else:
-        out[numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])] = feats
+    out[numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])] = feats
     return out
 
 
