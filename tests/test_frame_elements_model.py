@@ -120,6 +120,44 @@ def test_gradients_of_the_span_side_match_finite_differences(token_width):
     assert_finite_differences(model, checks, seed=2)
 
 
+def test_fe_vectors_get_a_gradient_where_the_batch_names_them_and_none_elsewhere():
+    """learn_fe_vectors: the FE table's rows that the batch's options name get the
+    finite-difference gradient; the rows no option names are not computed and get none."""
+    docs, rows, options, _ = toy()
+    model = scorer(learn_fe_vectors=True)
+    set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(7, 8)))  # FEs 6 and 7: in no option
+    model.initialize(X=(docs, rows, options))
+    checks = [(model, "fe_vectors", (0, 1)), (model, "fe_vectors", (4, 3))]
+    assert_finite_differences(model, checks, seed=4, step=1e-3, abs_tol=5e-3, rel=None)
+    assert model.get_grad("fe_vectors")[:5].any() and not model.get_grad("fe_vectors")[5:].any()
+
+
+def test_one_hot_rows_are_the_matrix_they_hold():
+    """OneHotRows (a one-hot group with rows that have none, flags, two side by side) gives
+    its dense matrix's rows, products and transposed products."""
+    from spacy_frames.ml.fe_features import OneHotRows
+
+    rng = numpy.random.default_rng(0)
+    left, right = OneHotRows(50, 6), OneHotRows(50, 9)
+    left.add_group(rng.integers(0, 4, 50))
+    left.add_flag(5, rng.random(50) < 0.3)
+    right.add_group(rng.integers(-1, 7, 50))
+    right.add_flag(7, rng.random(50) < 0.5)
+    right.add_flag(8, rng.random(50) < 0.5)
+    both = left.beside(right)
+    dense = both.dense()
+    assert dense.shape == both.shape == (50, 15) and set(numpy.unique(dense)) == {0.0, 1.0}
+    assert numpy.array_equal(dense[:, :6], left.dense()) and numpy.array_equal(dense[:, 6:], right.dense())
+    assert (dense[:, :4].sum(axis=1) == 1).all() and dense[:, 4].sum() == 0
+    assert numpy.array_equal(dense[:, 6:13].sum(axis=1), right.groups[0] >= 0)
+    v, d = rng.normal(size=15).astype("f"), rng.normal(size=50).astype("f")
+    numpy.testing.assert_allclose(both @ v, dense @ v, rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_allclose(both.T @ d, dense.T @ d, rtol=1e-5, atol=1e-5)
+    kept = numpy.array([3, 0, 41])
+    assert numpy.array_equal(both.dense(kept), dense[kept])
+    assert both.dense(numpy.zeros(0, dtype=int)).shape == (0, 15)
+
+
 def test_syntax_features_read_the_parse():
     from spacy_frames.ml.fe_features import DEP_INDEX, N_SYNTAX, syntax_features
 

@@ -9,6 +9,8 @@ import numpy
 from spacy.attrs import DEP, HEAD
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
+from thinc.api import get_array_module
+from thinc.util import to_numpy
 
 from ..suggesters.frame_elements import subtree_edges
 
@@ -133,15 +135,20 @@ def syntax_features(
 def batch_syntax_features(
     docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]], out: Optional[numpy.ndarray] = None
 ) -> numpy.ndarray:
-    """`syntax_features` of each doc's rows, stacked, computed in one pass over the parsed
-    docs' tokens stacked (heads never point out of their doc), so a batch of short docs costs
-    one pass, not one per doc. Roots are found once per distinct span."""
+    """`syntax_features` of each doc's rows, stacked (see `batch_syntax_one_hots`)."""
+    return batch_syntax_one_hots(docs, rows).dense(out=out)
+
+
+def batch_syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> "OneHotRows":
+    """`syntax_features` of each doc's rows, stacked, as OneHotRows; computed in one pass
+    over the parsed docs' tokens stacked (heads never point out of their doc), so a batch of
+    short docs costs one pass, not one per doc. Roots are found once per distinct span."""
     counts = [len(r) for r in rows]
-    out = numpy.zeros((sum(counts), N_SYNTAX), dtype="f") if out is None else out
+    feats = OneHotRows(sum(counts), N_SYNTAX)
     row_starts = numpy.cumsum([0] + counts)
     parsed = [i for i, doc in enumerate(docs) if counts[i] and doc.has_annotation("DEP")]
     if not parsed:
-        return out
+        return feats
     token_starts = numpy.cumsum([0] + [len(docs[i]) for i in parsed])
     heads = numpy.concatenate(
         [
@@ -156,20 +163,29 @@ def batch_syntax_features(
     )
     ts, te, ss, se = stacked.T
     span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
-    feats = numpy.zeros((len(stacked), N_SYNTAX), dtype="f")
-    feats[numpy.arange(len(stacked)), deps[span_root]] = 1.0
     head = heads[span_root]
     has_head = head != span_root
     target_head = heads[target_root]
     prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
-    n_dep = len(DEP_LABELS) + 1
-    feats[:, n_dep] = (ts <= head) & (head < te) & has_head
-    feats[:, n_dep + 1] = (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head
-    feats[:, n_dep + 2] = (ss <= target_head) & (target_head < se) & (target_head != target_root)
-    feats[:, n_dep + 3] = (head == target_head) & has_head
-    feats[:, n_dep + 4] = (left[span_root] == ss) & (right[span_root] == se)
-    out[numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])] = feats
-    return out
+    relations = (
+        (ts <= head) & (head < te) & has_head,
+        (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head,
+        (ss <= target_head) & (target_head < se) & (target_head != target_root),
+        (head == target_head) & has_head,
+        (left[span_root] == ss) & (right[span_root] == se),
+    )
+    # the parsed docs' rows among all rows (the others have no syntax features)
+    at = numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])
+
+    def spread(values: numpy.ndarray, fill) -> numpy.ndarray:
+        every = numpy.full(feats.n_rows, fill, dtype=values.dtype)
+        every[at] = values
+        return every
+
+    feats.add_group(spread(deps[span_root], -1))
+    for k, which in enumerate(relations):
+        feats.add_flag(len(DEP_LABELS) + 1 + k, spread(which, False))
+    return feats
 
 
 # the DEP_LABELS' string hashes (what Doc.to_array(DEP) holds), sorted, and their columns
@@ -190,16 +206,94 @@ def position_features(
     """One-hots of the span's side and gap to its target, and of its length; with
     `on_target`, a last column: the span is its target. out: a zeroed array of that shape
     to write them into."""
-    out = numpy.zeros((len(rows), n_position_features(on_target)), dtype="f") if out is None else out
-    if not len(rows):
-        return out
-    ts, te, ss, se = numpy.asarray(rows, dtype="i").reshape(-1, 4).T
+    return position_one_hots(rows, on_target).dense(out=out)
+
+
+def position_one_hots(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> "OneHotRows":
+    """`position_features` as OneHotRows."""
+    rows = numpy.asarray(rows, dtype="int64").reshape(-1, 4)
+    feats = OneHotRows(len(rows), n_position_features(on_target))
+    ts, te, ss, se = rows.T
     n_dist = len(DISTANCE_BUCKETS)
     before = se <= ts
     gap = numpy.where(before, ts - se, numpy.maximum(ss - te, 0))
-    n = numpy.arange(len(rows))
-    out[n, numpy.where(before, 0, n_dist) + bucket(gap, DISTANCE_BUCKETS)] = 1.0
-    out[n, 2 * n_dist + bucket(numpy.maximum(se - ss, 1), LENGTH_BUCKETS)] = 1.0
+    feats.add_group(numpy.where(before, 0, n_dist) + bucket(gap, DISTANCE_BUCKETS))
+    feats.add_group(2 * n_dist + bucket(numpy.maximum(se - ss, 1), LENGTH_BUCKETS))
     if on_target:
-        out[:, -1] = (ss == ts) & (se == te)
-    return out
+        feats.add_flag(feats.width - 1, (ss == ts) & (se == te))
+    return feats
+
+
+class OneHotRows:
+    """A (rows, width) matrix of 0s and 1s held as where its 1s are: per one-hot group each
+    row's column (-1: none in that row), per flag column the rows that have it. The pruner
+    reads every candidate row's features through `self @ v` and `self.T @ d`, a few numbers
+    per row; only the rows it keeps are written out (`dense`)."""
+
+    def __init__(self, n_rows: int, width: int):
+        self.n_rows, self.width = n_rows, width
+        self.groups: List[numpy.ndarray] = []
+        self.flags: List[Tuple[int, numpy.ndarray]] = []
+
+    @property
+    def shape(self) -> Tuple[int, int]:
+        return (self.n_rows, self.width)
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def add_group(self, columns: numpy.ndarray) -> None:
+        self.groups.append(numpy.asarray(columns, dtype="int64"))
+
+    def add_flag(self, column: int, which: numpy.ndarray) -> None:
+        self.flags.append((column, numpy.asarray(which, dtype=bool)))
+
+    def beside(self, other: "OneHotRows") -> "OneHotRows":
+        """This matrix and `other` side by side."""
+        both = OneHotRows(self.n_rows, self.width + other.width)
+        both.groups = self.groups + [numpy.where(g >= 0, g + self.width, -1) for g in other.groups]
+        both.flags = self.flags + [(column + self.width, which) for column, which in other.flags]
+        return both
+
+    def dense(self, rows: Optional[numpy.ndarray] = None, out: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+        """The matrix, or its `rows`; written into `out` (zeroed) when given."""
+        take = slice(None) if rows is None else numpy.asarray(rows, dtype="int64")
+        n = self.n_rows if rows is None else len(take)
+        out = numpy.zeros((n, self.width), dtype="f") if out is None else out
+        for columns in self.groups:
+            columns = columns[take]
+            has = numpy.flatnonzero(columns >= 0)
+            out[has, columns[has]] = 1.0
+        for column, which in self.flags:
+            out[:, column] = which[take]
+        return out
+
+    def __matmul__(self, v):
+        """self.dense() @ v, in v's array library."""
+        weights = numpy.append(to_numpy(v).astype("f"), numpy.float32(0))  # column -1: none
+        total = numpy.zeros(self.n_rows, dtype="f")
+        for columns in self.groups:
+            total += weights[columns]
+        for column, which in self.flags:
+            total[which] += weights[column]
+        return get_array_module(v).asarray(total)
+
+    @property
+    def T(self) -> "_TransposedOneHotRows":
+        return _TransposedOneHotRows(self)
+
+
+class _TransposedOneHotRows:
+    def __init__(self, matrix: OneHotRows):
+        self.matrix = matrix
+
+    def __matmul__(self, d):
+        """matrix.dense().T @ d, in d's array library."""
+        matrix, values = self.matrix, to_numpy(d).astype("float64")
+        total = numpy.zeros(matrix.width, dtype="float64")
+        for columns in matrix.groups:
+            has = columns >= 0
+            total += numpy.bincount(columns[has], weights=values[has], minlength=matrix.width)
+        for column, which in matrix.flags:
+            total[column] += values[which].sum()
+        return get_array_module(d).asarray(total.astype("f"))

@@ -20,24 +20,27 @@ def option_scores(
     the FE table (fe_vectors, fe_map, no_fe; frame_query and frame_no_fe with
     frame_queries) and the settings (attrs)."""
     ops = model.ops
-    table = ops.xp.concatenate(
-        [model.get_param("no_fe")[None, :], model.get_param("fe_vectors") @ model.get_param("fe_map")]
-    )
     with_frames = model.attrs.get("frame_queries", False)
     frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(options), "int64")
     if len(frame_of) != len(options):
         raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(options)} candidate rows")
     plan, order = option_groups(options, kept, frame_of)
-    top = max((int(opts.max()) for opts, _, _ in plan), default=0)
-    if top >= len(table):
-        raise ValueError(f"frame_elements: option {top} is not in the FE table ({len(table) - 1} FEs)")
+    fe_vectors, fe_map = model.get_param("fe_vectors"), model.get_param("fe_map")
+    # the table's rows this batch's options name ("no FE" first): the others' scores are
+    # never read and their gradient is zero, so they are not computed
+    used = numpy.unique(numpy.concatenate([[0]] + [opts for opts, _, _ in plan]))
+    if used[-1] > len(fe_vectors):
+        raise ValueError(f"frame_elements: option {used[-1]} is not in the FE table ({len(fe_vectors)} FEs)")
+    used_fes = ops.asarray1i((used[1:] - 1).astype("int32"))
+    table = ops.xp.concatenate([model.get_param("no_fe")[None, :], fe_vectors[used_fes] @ fe_map])
     # the kept rows in group order: each group one contiguous block, one gather and one
     # scatter for the whole batch
     order_xp = ops.asarray1i(order.astype("int32"))
     rows_xp = ops.asarray1i(kept[order].astype("int32"))
     spans_grouped = spans_unit[order_xp]
     grouped = ops.alloc2f(len(order), n_opts)
-    plan = [(ops.asarray1i(opts), frame, first, last) for opts, frame, (first, last) in plan]
+    # each group's options as rows of that table
+    plan = [(ops.asarray1i(numpy.searchsorted(used, opts)), frame, first, last) for opts, frame, (first, last) in plan]
     queries = []
     if with_frames:
         # each group's queries: its options' rows shifted by its frame's vector, mapped
@@ -85,9 +88,11 @@ def option_scores(
         else:
             d_table = bp_table_norm(d_table_unit)
         model.inc_grad("no_fe", d_table[0])
-        model.inc_grad("fe_map", model.get_param("fe_vectors").T @ d_table[1:])
+        model.inc_grad("fe_map", fe_vectors[used_fes].T @ d_table[1:])
         if model.attrs["learn_fe_vectors"]:
-            model.inc_grad("fe_vectors", d_table[1:] @ model.get_param("fe_map").T)
+            d_fe_vectors = ops.alloc2f(*fe_vectors.shape)
+            d_fe_vectors[used_fes] = d_table[1:] @ fe_map.T
+            model.inc_grad("fe_vectors", d_fe_vectors)
         d_spans_unit = ops.alloc2f(*spans_unit.shape)
         d_spans_unit[order_xp] = d_spans_grouped
         return d_spans_unit

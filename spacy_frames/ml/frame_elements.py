@@ -41,11 +41,12 @@ from thinc.types import Floats1d, Floats2d
 from . import span_pruner, target_tokens
 from .fe_features import (
     N_SYNTAX,
+    OneHotRows,
     Row,
-    batch_syntax_features,
+    batch_syntax_one_hots,
     distinct_spans,
     n_position_features,
-    position_features,
+    position_one_hots,
 )
 from .fe_options import option_scores
 from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
@@ -278,16 +279,14 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     prune_k, on_target = model.attrs.get("prune_k", 0), model.attrs.get("on_target", False)
     if not len(flat_rows):
         return None, None
-    # every row's position (and syntax) features, written into one matrix
-    static = numpy.zeros((len(flat_rows), n_static_features(model)), dtype="f")
-    n_position = n_position_features(on_target)
-    position_features(flat_rows, on_target, out=static[:, :n_position])
+    # every row's position (and syntax) features, as where their 1s are
+    static = position_one_hots(flat_rows, on_target)
     if model.attrs["syntax"]:
-        batch_syntax_features(docs, rows, out=static[:, n_position:])
-    all_static = ops.asarray2f(static)
+        static = static.beside(batch_syntax_one_hots(docs, rows))
     if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
         # prune from the projected token vectors, then pool the kept rows' spans only
-        return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, all_static, is_train)
+        return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, static, is_train)
+    all_static = ops.asarray2f(static.dense())
     # one pooling pass over the distinct spans each doc needs: its candidate spans, their
     # targets (and the spans' first and last tokens); rows index into the pooled spans
     n_groups = 4 if endpoints else 2
@@ -370,7 +369,7 @@ def pruned_row_features(
     rows: List,
     flat_rows: numpy.ndarray,
     forced: Optional[numpy.ndarray],
-    static: Floats2d,
+    static: OneHotRows,
     is_train: bool,
 ):
     """With a pruner on a mean pooler and token_width: `row_features`' numbers (up to float
@@ -409,7 +408,7 @@ def pruned_row_features(
     span_starts, span_ends, inverse = distinct_spans(starts, ends)
     pooled, bp_pooled = mean_contiguous(ops, [tokens], numpy.column_stack([span_starts, span_ends]), width, prefix)
     idx = [ops.asarray1i(i.astype("int32")) for i in inverse.reshape(-1, len(kept))]
-    features = RowFeatures(pooled, idx, static[ops.asarray1i(kept.astype("int32"))], kept, prune_scores)
+    features = RowFeatures(pooled, idx, ops.asarray2f(static.dense(kept)), kept, prune_scores)
 
     def backprop(d_feats: Floats2d, d_prune) -> None:
         d_tokens = bp_pooled(pooled_gradient(ops, features, d_feats))

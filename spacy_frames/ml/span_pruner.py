@@ -22,12 +22,13 @@ stepped with it), as target_tokens' do. The component trains the pruner with
 `losses.frame_elements.span_pruner_loss` (gold FE spans against the rest).
 """
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, Union
 
 import numpy
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d
 
+from .fe_features import OneHotRows
 from .layers import prefix_sums
 
 
@@ -109,7 +110,7 @@ def forward_from_tokens(
     tokens: Floats2d,
     rows: numpy.ndarray,
     groups: numpy.ndarray,
-    feats: Floats2d,
+    feats: Union[Floats2d, OneHotRows],
     is_train: bool,
     token_prefix: Optional[Floats2d] = None,
 ) -> Tuple[Floats1d, Optional[Callable]]:
@@ -117,7 +118,8 @@ def forward_from_tokens(
     backprop, which adds the tokens' gradient into `d_tokens` and returns nothing.
     tokens: the batch's stacked (projected) token vectors; rows: (n, 4) [target start, end,
     span start, end) into them; groups: per row its target's number (a target's rows the
-    same); feats: per row its position (and syntax) features. The linear terms are means
+    same); feats: per row its position (and syntax) features, a matrix or OneHotRows
+    (read only through `feats @ v` and `feats.T @ d`). The linear terms are means
     of per-token scalars (prefix sums), and the span-target product is the mean over the
     span of each token against its target's vector times w_prod, in blocks of targets: a
     cost per token and target, never a vector per row. Equal to `forward` on the pooled

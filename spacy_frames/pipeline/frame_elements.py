@@ -304,6 +304,18 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
                 options.extend([opts] * (last - first))
         return options
 
+    def _most_options(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]) -> int:
+        """The longest of `_options_of`'s lists, read per target, not per row."""
+        return max(
+            (
+                1 + len(self._frame_options[target.label_])
+                for doc_targets, doc_ranges in zip(targets, ranges)
+                for target, (first, last) in zip(doc_targets, doc_ranges)
+                if last > first
+            ),
+            default=1,
+        )
+
     # -- prediction -----------------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
         docs = list(docs)
@@ -316,7 +328,9 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             "rows": rows,
             "ranges": ranges,
             "options": options,
-            **dict(zip(("scores", "kept"), self._scores(docs, rows, options, frames))),
+            **dict(
+                zip(("scores", "kept"), self._scores(docs, rows, options, self._most_options(targets, ranges), frames))
+            ),
         }
 
     def _row_frames(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]):
@@ -337,13 +351,12 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         return index_array, numpy.asarray(vectors, dtype="float32")
 
     def _scores(
-        self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], frames=None
+        self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], width: int, frames=None
     ) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """The scored rows' scores (n_scored, most options) and which rows were scored
-        (pruning drops the others), from model calls of at most MAX_ROWS scored rows and
-        MAX_CANDIDATE_ROWS rows (docs are grouped up to them; a longer doc is cut into pieces
-        between its targets, so each target's rows are pruned together)."""
-        width = max(map(len, options), default=1)
+        """The scored rows' scores (n_scored, width: the most options of a row) and which
+        rows were scored (pruning drops the others), from model calls of at most MAX_ROWS
+        scored rows and MAX_CANDIDATE_ROWS rows (docs are grouped up to them; a longer doc is
+        cut into pieces between its targets, so each target's rows are pruned together)."""
         out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
         kept: List[numpy.ndarray] = [numpy.zeros(0, dtype=bool)]
         batch_docs: List[Doc] = []
