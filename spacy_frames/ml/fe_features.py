@@ -124,24 +124,10 @@ def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray)
     return root[inverse]
 
 
-def syntax_features(
-    doc: Doc, rows: Union[numpy.ndarray, List[Row]], out: Optional[numpy.ndarray] = None
-) -> numpy.ndarray:
-    """Per row: one-hot of the span root's dependency label, and RELATIONS flags (all
-    zero when the doc has no parse). out: a zeroed (rows, N_SYNTAX) array to write them into."""
-    return batch_syntax_features([doc], [rows], out)
-
-
-def batch_syntax_features(
-    docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]], out: Optional[numpy.ndarray] = None
-) -> numpy.ndarray:
-    """`syntax_features` of each doc's rows, stacked (see `batch_syntax_one_hots`)."""
-    return batch_syntax_one_hots(docs, rows).dense(out=out)
-
-
-def batch_syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> "OneHotRows":
-    """`syntax_features` of each doc's rows, stacked, as OneHotRows; computed in one pass
-    over the parsed docs' tokens stacked (heads never point out of their doc), so a batch of
+def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> "OneHotRows":
+    """Per row of each doc, stacked: one-hot of the span root's dependency label, and
+    RELATIONS flags (none for a doc without a parse). Computed in one pass over the parsed
+    docs' tokens stacked (heads never point out of their doc), so a batch of
     short docs costs one pass, not one per doc. Roots are found once per distinct span."""
     counts = [len(r) for r in rows]
     feats = OneHotRows(sum(counts), N_SYNTAX)
@@ -200,17 +186,9 @@ def _dep_columns(hashes: numpy.ndarray) -> numpy.ndarray:
     return numpy.where(sorted_hashes[place] == hashes, _DEP_ORDER[place], len(DEP_LABELS)).astype("int64")
 
 
-def position_features(
-    rows: Union[numpy.ndarray, List[Row]], on_target: bool = False, out: Optional[numpy.ndarray] = None
-) -> numpy.ndarray:
-    """One-hots of the span's side and gap to its target, and of its length; with
-    `on_target`, a last column: the span is its target. out: a zeroed array of that shape
-    to write them into."""
-    return position_one_hots(rows, on_target).dense(out=out)
-
-
 def position_one_hots(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> "OneHotRows":
-    """`position_features` as OneHotRows."""
+    """One-hots of the span's side and gap to its target, and of its length; with
+    `on_target`, a last column: the span is its target."""
     rows = numpy.asarray(rows, dtype="int64").reshape(-1, 4)
     feats = OneHotRows(len(rows), n_position_features(on_target))
     ts, te, ss, se = rows.T
@@ -255,11 +233,10 @@ class OneHotRows:
         both.flags = self.flags + [(column + self.width, which) for column, which in other.flags]
         return both
 
-    def dense(self, rows: Optional[numpy.ndarray] = None, out: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-        """The matrix, or its `rows`; written into `out` (zeroed) when given."""
+    def dense(self, rows: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+        """The matrix, or its `rows`."""
         take = slice(None) if rows is None else numpy.asarray(rows, dtype="int64")
-        n = self.n_rows if rows is None else len(take)
-        out = numpy.zeros((n, self.width), dtype="f") if out is None else out
+        out = numpy.zeros((self.n_rows if rows is None else len(take), self.width), dtype="f")
         for columns in self.groups:
             columns = columns[take]
             has = numpy.flatnonzero(columns >= 0)

@@ -43,10 +43,10 @@ from .fe_features import (
     N_SYNTAX,
     OneHotRows,
     Row,
-    batch_syntax_one_hots,
     distinct_spans,
     n_position_features,
     position_one_hots,
+    syntax_one_hots,
 )
 from .fe_options import option_scores
 from .layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
@@ -282,7 +282,7 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     # every row's position (and syntax) features, as where their 1s are
     static = position_one_hots(flat_rows, on_target)
     if model.attrs["syntax"]:
-        static = static.beside(batch_syntax_one_hots(docs, rows))
+        static = static.beside(syntax_one_hots(docs, rows))
     if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
         # prune from the projected token vectors, then pool the kept rows' spans only
         return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, static, is_train)
