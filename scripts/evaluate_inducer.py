@@ -27,6 +27,7 @@ def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
     from spacy.tokens import DocBin
 
     from spacy_frames.clustering import cluster_scores, one_cluster_per_lemma
+    from spacy_frames.corpora.docbins import add_docs, docs_from
     from spacy_frames.pipeline.frame_inducer import ASSIGNMENTS
     from spacy_frames.recipes.inducer import verb_targets
     from spacy_frames.scoring.induction_eval import get_inducer
@@ -38,13 +39,13 @@ def score_packaged(nlp, docs, assignments=None) -> Dict[str, Any]:
     n = verb_targets(docs)
     if n == 0:
         raise ValueError("no gold verb targets (LU *.v with a frame) in the corpus")
-    frozen = DocBin(docs=docs, store_user_data=True).to_bytes()
+    frozen = add_docs(DocBin(store_user_data=True), docs).to_bytes()
     configured = inducer.cfg["assignment"]
     seen_lemmas = set(inducer.seen_lemmas)
     result: Dict[str, Any] = {}
     for assignment in assignments or ASSIGNMENTS:
         inducer.cfg["assignment"] = assignment
-        copies = list(DocBin(store_user_data=True).from_bytes(frozen).get_docs(nlp.vocab))
+        copies = docs_from(DocBin(store_user_data=True).from_bytes(frozen), nlp.vocab)
         spans = [s for doc in nlp.pipe(copies, batch_size=32) for s in doc.spans["targets"]]
         frames = numpy.array([s.label_ for s in spans])
         lemmas = numpy.array([target_lemma(s) for s in spans])

@@ -52,6 +52,7 @@ def midtune_parse_cli(
     from spacy.tokens import DocBin
     from tqdm import tqdm
 
+    from ..corpora.docbins import add_docs
     from ..extensions import install_extensions
 
     if not sample.is_file():
@@ -64,9 +65,8 @@ def midtune_parse_cli(
         nlp = spacy.load(model, exclude=["frame_inducer", "discourse_sense", "media_framer"])
     except (OSError, ValueError) as err:
         _fail(err)
-    docbin = DocBin(store_user_data=True)
-    for doc in tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(texts), desc="parsing", unit="sent"):
-        docbin.add(doc)
+    parsed = tqdm(nlp.pipe(texts, batch_size=batch_size), total=len(texts), desc="parsing", unit="sent")
+    docbin = add_docs(DocBin(store_user_data=True), parsed)
     output.parent.mkdir(parents=True, exist_ok=True)
     docbin.to_disk(output)
     typer.secho(f"✔ {len(texts)} parsed sentences written to {output}", fg=typer.colors.GREEN)

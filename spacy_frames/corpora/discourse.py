@@ -31,7 +31,7 @@ from spacy.util import registry
 
 from ..extensions import ARGS_KEY, install_extensions
 from ..inventory.senses import SenseHierarchy
-from .docbins import docs_from
+from .docbins import add_docs, docs_from
 from .readers import require_corpus
 
 SPLITS = ("train", "dev", "test")
@@ -336,10 +336,7 @@ def relation_doc(nlp: Language, rel: DiscourseRelation, connective: Optional[str
 def relations_to_docbin(nlp: Language, relations: Iterable[DiscourseRelation]) -> DocBin:
     """The converted corpus: one Doc per relation ("Arg1 Arg2", no separator: the reader
     adds the component's separator, so one corpus serves every encoder)."""
-    docbin = DocBin(store_user_data=True)
-    for rel in relations:
-        docbin.add(relation_doc(nlp, rel))
-    return docbin
+    return add_docs(DocBin(store_user_data=True), (relation_doc(nlp, rel) for rel in relations))
 
 
 def with_separator(nlp: Language, reference: Doc, separator: str) -> Doc:

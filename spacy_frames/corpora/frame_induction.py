@@ -28,7 +28,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..extensions import TARGETS_KEY, install_extensions
-from .docbins import docs_from
+from .docbins import docs_from, msgpack_looked_up_once
 from .framenet import _require_file, read_fn15_inventory
 from .framenet_convert import DOCBIN_ATTRS
 from .framenet_sentences import FrameSentence, FrameTarget, iter_exemplar_sentences, sentence_to_doc
@@ -176,23 +176,24 @@ def convert_frame_induction(
     centroid_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     holdout_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     holdout_index: List[List[str]] = []
-    for i, (sentence, target) in enumerate(instances):
-        single = FrameSentence(
-            sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset
-        )
-        doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
-        if not len(doc.spans[TARGETS_KEY]):
-            continue
-        fold = folds[lu_lemma(target.lu)]
-        bins[fold].add(doc)
-        rows[fold].append((lu_lemma(target.lu), target.frame))
-        index[fold].append([target.lu, target.frame])
-        if i in for_centroids:
-            centroid_bin.add(doc)
-            centroid_index.append([target.lu, target.frame])
-        elif i in holdout:
-            holdout_bin.add(doc)
-            holdout_index.append([target.lu, target.frame])
+    with msgpack_looked_up_once():  # one encoder lookup for every doc added
+        for i, (sentence, target) in enumerate(instances):
+            single = FrameSentence(
+                sentence.doc, sentence.sentence_id, sentence.text, sentence.tokens, [target], sentence.tagset
+            )
+            doc = sentence_to_doc(vocab, single, frames=inventory, stats=skipped)
+            if not len(doc.spans[TARGETS_KEY]):
+                continue
+            fold = folds[lu_lemma(target.lu)]
+            bins[fold].add(doc)
+            rows[fold].append((lu_lemma(target.lu), target.frame))
+            index[fold].append([target.lu, target.frame])
+            if i in for_centroids:
+                centroid_bin.add(doc)
+                centroid_index.append([target.lu, target.frame])
+            elif i in holdout:
+                holdout_bin.add(doc)
+                holdout_index.append([target.lu, target.frame])
     for k, doc_bin in enumerate(bins):
         write_instances(doc_bin, output / f"fold{k}.spacy", index[k])
     write_instances(centroid_bin, output / "centroids.spacy", centroid_index)

@@ -9,13 +9,14 @@ summary they return (:data:`SPLIT_COUNT_KEYS`) and the token attributes stored i
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Container, Dict, Iterable, Optional, Set, Union
+from typing import Any, Container, Dict, Iterable, Iterator, Optional, Set, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
 from ..extensions import FE_KEY
 from ..inventory.frames import FrameInventory
+from .docbins import add_docs
 from .framenet import PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
 from .framenet_elements import fe_summary
 from .framenet_sentences import (
@@ -73,15 +74,18 @@ def _write_docbin(
 ) -> None:
     # Docs are serialized into the DocBin as they come and not kept: memory is the DocBin's
     # token arrays + strings (a few hundred MB for all exemplars), not 154k Doc objects.
-    doc_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     fe_names: Dict[str, Set[str]] = {}
-    for sentence in sentences:
-        if docs_seen is not None:
-            docs_seen.add(sentence.doc)
-        doc = sentence_to_doc(vocab, sentence, frames=frames, stats=stats, keep_target_fes=keep_target_fes)
-        if isinstance(frames, FrameInventory):
-            _count_unknown_fe_labels(doc, frames, fe_names, stats)
-        doc_bin.add(doc)
+
+    def docs() -> Iterator[Doc]:
+        for sentence in sentences:
+            if docs_seen is not None:
+                docs_seen.add(sentence.doc)
+            doc = sentence_to_doc(vocab, sentence, frames=frames, stats=stats, keep_target_fes=keep_target_fes)
+            if isinstance(frames, FrameInventory):
+                _count_unknown_fe_labels(doc, frames, fe_names, stats)
+            yield doc
+
+    doc_bin = add_docs(DocBin(attrs=DOCBIN_ATTRS, store_user_data=True), docs())
     path.parent.mkdir(parents=True, exist_ok=True)
     doc_bin.to_disk(path)
 

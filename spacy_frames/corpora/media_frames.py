@@ -24,7 +24,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..extensions import BODY_VECTOR_KEY
-from .docbins import docs_from
+from .docbins import add_docs, docs_from
 from .readers import require_corpus
 
 # the 14 frames of the task, spelled as in the label files (Policy Frames Codebook order)
@@ -130,10 +130,7 @@ def article_doc(nlp: Language, article: Article) -> Doc:
 
 
 def articles_to_docbin(nlp: Language, articles: Iterable[Article]) -> DocBin:
-    docbin = DocBin(store_user_data=True)
-    for article in articles:
-        docbin.add(article_doc(nlp, article))
-    return docbin
+    return add_docs(DocBin(store_user_data=True), (article_doc(nlp, article) for article in articles))
 
 
 def article_info(doc: Doc) -> Dict[str, str]:

@@ -47,6 +47,7 @@ def induce(
     from spacy.tokens import DocBin
 
     from ..clustering import cluster, cluster_scores
+    from ..corpora.docbins import add_docs
     from ..extensions import install_extensions
     from ..scoring.induction_eval import embed_targets, get_inducer
     from ..suggesters.frames import target_lemma
@@ -92,7 +93,7 @@ def induce(
         span._.induced_frame_label = inducer.cluster_labels.get(cluster_id)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
-    DocBin(docs=docs, store_user_data=True).to_disk(output_path)
+    add_docs(DocBin(store_user_data=True), docs).to_disk(output_path)
     if store_centroids is not None:
         nlp.to_disk(store_centroids)
     result = {
