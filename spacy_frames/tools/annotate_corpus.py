@@ -17,7 +17,6 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from ..corpora.docbins import msgpack_looked_up_once
 from ..extensions import install_extensions
 from .corpus_io import BadInputError, InputDocument, count_documents, read_documents
 from .records import record_line
@@ -162,28 +161,26 @@ def annotate_corpus(
         bar.update(1)
 
     bar = tqdm(total=total, unit="doc", desc="annotate", file=sys.stderr, disable=not progress, initial=0)
-    # one msgpack lookup for every doc written (the pipeline, loaded, has registered its encoders)
-    with msgpack_looked_up_once():
-        try:
-            pending = PendingDocuments(documents, writer.done, skip_bad, on_skip)
-            if writer.done:
-                bar.update(writer.done)
-            if dask is not None:
-                from .dask_annotate import annotate_on_dask
+    try:
+        pending = PendingDocuments(documents, writer.done, skip_bad, on_skip)
+        if writer.done:
+            bar.update(writer.done)
+        if dask is not None:
+            from .dask_annotate import annotate_on_dask
 
-                for document, line in annotate_on_dask(dask, model, exclude, pending, batch_size):
-                    writer.write(None, document.id, line)
-                    summary.documents += 1
-                    bar.update(1)
-            else:
-                stream = ((document.text, document) for document in pending)
-                for doc, document in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
-                    writer.write(doc, document.id)
-                    summary.documents += 1
-                    bar.update(1)
-        finally:
-            bar.close()
-            writer.close()
+            for document, line in annotate_on_dask(dask, model, exclude, pending, batch_size):
+                writer.write(None, document.id, line)
+                summary.documents += 1
+                bar.update(1)
+        else:
+            stream = ((document.text, document) for document in pending)
+            for doc, document in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
+                writer.write(doc, document.id)
+                summary.documents += 1
+                bar.update(1)
+    finally:
+        bar.close()
+        writer.close()
     if pending.stopped_at is not None:
         raise BadInputError(pending.stopped_at)
     return summary
