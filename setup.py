@@ -39,13 +39,15 @@ setup(
     license="MIT",
     python_requires=">=3.11",
     packages=find_packages(include=["spacy_frames", "spacy_frames.*"]),
+    # the JSON Schema of `spacy-frames annotate`'s records (spacy_frames.tools.records.record_schema)
+    package_data={"spacy_frames": ["schemas/*.json"]},
     install_requires=INSTALL_REQUIRES,
     # plots written by project commands (PNG); the library itself never imports matplotlib
     # dask: `spacy-frames annotate --dask` (Dask's distributed scheduler)
     extras_require={
         "plots": ["matplotlib>=3.7"],
         "dask": ["distributed>=2024.1.0"],
-        "test": ["pytest>=8", "matplotlib>=3.7", "distributed>=2024.1.0", "ruff>=0.6"],
+        "test": ["pytest>=8", "matplotlib>=3.7", "distributed>=2024.1.0", "ruff>=0.6", "jsonschema>=4.18"],
     },
     entry_points={
         "spacy_factories": [
@@ -58,8 +60,7 @@ setup(
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
             "spacy-frames.FrameIdentifier.v1 = spacy_frames.ml.frame_identifier:build_frame_identifier",
-            "spacy-frames.FrameElementScorer.v1 = spacy_frames.ml.frame_elements:build_frame_element_scorer",
-            "spacy-frames.FrameElementScorer.v2 = spacy_frames.ml.frame_element_scorer:build_frame_element_scorer_v2",
+            "spacy-frames.FrameElementScorer.v3 = spacy_frames.ml.frame_elements:build_frame_element_scorer",
             "spacy-frames.DefinitionEncoder.v1 = spacy_frames.ml.frame_identifier:build_definition_encoder",
             "spacy-frames.FrameInducer.v1 = spacy_frames.ml.frame_inducer:build_frame_inducer",
             "spacy-frames.MaskedTargetEncoder.v1 = spacy_frames.ml.frame_inducer:build_masked_target_encoder",
@@ -115,7 +116,6 @@ setup(
             "spacy-frames.predicate_suggester.v1 = spacy_frames.suggesters.frames:build_predicate_suggester",
             "spacy-frames.argument_pair_suggester.v1 = spacy_frames.suggesters.discourse:build_argument_pair_suggester",
             "spacy-frames.fe_candidate_suggester.v1 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester",
-            "spacy-frames.fe_candidate_suggester.v2 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester_v2",
         ],
         "spacy_callbacks": ["spacy-frames.numpy_blas.v1 = spacy_frames.ml.threads:make_numpy_blas"],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],

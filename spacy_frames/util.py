@@ -1,7 +1,6 @@
 """Helpers shared across the package that belong to no component, corpus or scorer."""
 
-from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 from spacy.language import Language
 from thinc.api import Model
@@ -52,26 +51,3 @@ def find_upstream_transformer(nlp: Language, component: str, listener: Optional[
             f"[{component}] no transformer in the pipeline listens for {component} (pipeline: {nlp.pipe_names})."
         )
     return upstream[0]
-
-
-def save_with_settings(
-    nlp: Language, component: str, chosen: Dict, output_model: Path, config_settings: Optional[Dict] = None
-) -> None:
-    """Save `nlp` with `chosen` settings of `component`: in the component's cfg (what a
-    loaded pipeline uses) and in config.cfg (what a reader of the pipeline sees), the way
-    `spacy train` overrides them, so the two agree. `config_settings`: settings of the
-    component's registered blocks ({"suggester": {"ngram_gap": 0}}), which live in
-    config.cfg only (the loaded pipeline builds them from it); a key the block lacks is added."""
-    from spacy.util import load_config
-
-    nlp.get_pipe(component).cfg.update(chosen)
-    nlp.to_disk(output_model)
-    config_path = Path(output_model) / "config.cfg"
-    overrides = {f"components.{component}.{key}": value for key, value in chosen.items()}
-    config = load_config(config_path, overrides=overrides, interpolate=False)
-    for block, values in (config_settings or {}).items():
-        section = config["components"][component].get(block)
-        if not isinstance(section, dict):
-            raise ValueError(f"{component} has no block '{block}' in its config")
-        section.update(values)
-    config.to_disk(config_path)

@@ -186,12 +186,12 @@ def trained_discourse(tiny_bert, toy_discourse, transformer_dir, tmp_path_factor
 
 
 @pytest.fixture(scope="session")
-def trained_discourse_head(tiny_bert, toy_discourse, trained_frames, tmp_path_factory):
+def trained_discourse_head(tiny_bert, toy_discourse, trained_fe, tmp_path_factory):
     """The packaged discourse_sense's shape (configs/test/discourse_head.cfg): the pair head
-    trained on the toy frame_identifier pipeline's frozen transformer, so it listens to
+    trained on the toy frame parser's frozen transformer (stage 2 with frame_elements), so it listens to
     en_frames_trf's transformer as trained."""
     config = component_config(
-        "discourse_head", tiny_bert, trained_frames, toy_discourse / "train.spacy", toy_discourse / "dev.spacy"
+        "discourse_head", tiny_bert, trained_fe, toy_discourse / "train.spacy", toy_discourse / "dev.spacy"
     )
     return train_tiny(config, tmp_path_factory.mktemp("discourse_head"), 40, 20)
 
@@ -213,6 +213,22 @@ def media_config(tiny_bert, toy_media, transformer_dir, name: str = "media_frame
 def trained_media(tiny_bert, toy_media, transformer_dir, tmp_path_factory):
     """media_framer trained end-to-end on the toy articles with `spacy train` (tiny twin config)."""
     return train_tiny(media_config(tiny_bert, toy_media, transformer_dir), tmp_path_factory.mktemp("media"), 160, 80)
+
+
+@pytest.fixture(scope="session")
+def trained_media_head(tiny_bert, toy_media, trained_fe, tmp_path_factory):
+    """The packaged media_framer's shape (configs/test/media_both.cfg): a head over the toy
+    frame_identifier pipeline's frozen transformer (its article vectors cached) and USE, so
+    it listens to en_frames_trf's transformer as trained."""
+    import spacy
+
+    from spacy_frames.corpora.media_cache import write_body_cache
+
+    output = tmp_path_factory.mktemp("media_head")
+    cache = output / "body.msgpack"
+    write_body_cache(spacy.load(trained_fe), "media_framer", [toy_media / "train.spacy"], cache)
+    config = media_config(tiny_bert, toy_media, trained_fe, "media_both", **{"paths.body_cache": str(cache)})
+    return train_tiny(config, output, 20, 10)
 
 
 @pytest.fixture(scope="session")
@@ -245,49 +261,38 @@ def toy_fe_corpus(tmp_path_factory):
     return write_toy_fe_corpus(tmp_path_factory.mktemp("toy_fe"), spacy.blank("en").vocab)
 
 
-def fe_config(trained_frames, toy_fe_corpus, **overrides):
+def fe_config(tiny_bert, trained_frames, toy_fe_corpus, **overrides):
+    """configs/test/frames_stage2_fe.cfg, the shipped stage 2 small: frame_identifier's
+    stage 2 from the toy stage 1 and frame_elements on one transformer, on the toy FE corpus."""
     import spacy
 
     paths = {
-        "paths.frames": str(trained_frames),
-        "paths.train": str(toy_fe_corpus / "train.spacy"),
-        "paths.dev": str(toy_fe_corpus / "dev.spacy"),
-        "paths.fe_frames": str(toy_fe_corpus / "frames.json"),
-    }
-    paths.update(overrides)
-    return spacy.util.load_config(TEST_CONFIG_DIR / "frame_elements.cfg", overrides=paths)
-
-
-def joint_stage2_config(tiny_bert, trained_frames, toy_fe_corpus):
-    """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 from the toy
-    stage 1 and frame_elements on one transformer, on the toy FE corpus."""
-    import spacy
-
-    overrides = {
         "paths.encoder": str(tiny_bert),
         "paths.stage1": str(trained_frames),
         "paths.train": str(toy_fe_corpus / "train.spacy"),
         "paths.dev": str(toy_fe_corpus / "dev.spacy"),
         "paths.frames": str(toy_fe_corpus / "frames.json"),
     }
-    return spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=overrides)
+    paths.update(overrides)
+    return spacy.util.load_config(TEST_CONFIG_DIR / "frames_stage2_fe.cfg", overrides=paths)
 
 
 @pytest.fixture(scope="session")
-def trained_fe(trained_frames, toy_fe_corpus, tmp_path_factory):
-    """frame_elements trained on the toy FEs with `spacy train` (tiny twin config), as a
-    head on the toy frame_identifier pipeline's frozen transformer."""
-    return train_tiny(fe_config(trained_frames, toy_fe_corpus), tmp_path_factory.mktemp("frame_elements"), 60, 20)
+def trained_fe(tiny_bert, trained_frames, toy_fe_corpus, tmp_path_factory):
+    """frame_identifier's stage 2 and frame_elements trained jointly on the toy FEs with
+    `spacy train` (the shipped stage 2's tiny twin)."""
+    config = fe_config(tiny_bert, trained_frames, toy_fe_corpus)
+    return train_tiny(config, tmp_path_factory.mktemp("frame_elements"), 60, 20)
 
 
 @pytest.fixture(scope="session")
-def trained_inducer_head(trained_frames, toy_folds, tiny_bert, tmp_path_factory):
+def trained_inducer_head(trained_fe, toy_folds, tiny_bert, tmp_path_factory):
     """The packaged inducer's shape: a head (configs/test/inducer_head.cfg) on the toy
     frame_identifier pipeline's frozen transformer, alpha 0 and no masked-pass encoder."""
     config = component_config(
         "inducer_head",
         tiny_bert,
-        trained_frames,
+        trained_fe,
         toy_folds / "fold0.spacy",
         toy_folds / "fold1.spacy",
         **{"components.frame_inducer.alpha": 0.0, "components.frame_inducer.model.mask_encoder": None},
@@ -322,10 +327,11 @@ def assemble_frames_trf(output: Path, frames, elements, inducer, discourse, medi
 
 @pytest.fixture(scope="session")
 def tiny_frames_trf(
-    trained_frames, trained_fe, trained_inducer_head, trained_discourse_head, trained_media, tmp_path_factory
+    trained_fe, trained_inducer_head, trained_discourse_head, trained_media_head, tmp_path_factory
 ) -> Path:
     """A tiny en_frames_trf: every component, trained on its toy data, assembled from
-    configs/test/frames_trf.cfg (the head inducer with centroids fitted on its toy instances)."""
+    configs/test/frames_trf.cfg (the head inducer with centroids fitted on its toy instances,
+    the heads on the frame parser's transformer)."""
     import spacy
     from test_frame_inducer import fit_clusters
 
@@ -334,5 +340,5 @@ def tiny_frames_trf(
     fit_clusters(inducer_nlp)
     inducer_nlp.to_disk(tmp / "inducer")
     return assemble_frames_trf(
-        tmp / "frames_trf", trained_frames, trained_fe, tmp / "inducer", trained_discourse_head, trained_media
+        tmp / "frames_trf", trained_fe, trained_fe, tmp / "inducer", trained_discourse_head, trained_media_head
     )

@@ -101,7 +101,7 @@ def test_records_hold_every_component_with_character_offsets(nlp, tmp_path):
     assert [r["id"] for r in rows] == [str(i) for i in range(1, len(TEXTS) + 1)]
     assert [r["text"] for r in rows] == TEXTS
     for row in rows:
-        assert set(row) == {"id", "text", "frames", "discourse_relations", "media_frames", "cats"}
+        assert set(row) == {"schema", "id", "text", "frames", "discourse_relations", "media_frames", "cats"}
         for frame in row["frames"]:
             assert row["text"][frame["start"] : frame["end"]] == frame["text"]
             assert {

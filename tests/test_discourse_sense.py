@@ -257,17 +257,16 @@ def test_head_on_frozen_transformer_trains_only_the_head(tiny_bert, toy_discours
 
 def test_augmented_copies_weigh_less_in_the_cross_entropy(tiny_bert, toy_discourse, transformer_dir):
     """augmented_weight scales the cross-entropy of connective-inserted copies."""
-    nlp = initialized(
-        tiny_bert, toy_discourse, transformer_dir, **{"components.discourse_sense.contrastive_weight": 0.0}
-    )
+    nlp = initialized(tiny_bert, toy_discourse, transformer_dir)  # multi-task CE, no contrastive term
     component = nlp.get_pipe("discourse_sense")
     examples = toy_examples(nlp)[:2]
     augmented = [Example(eg.predicted.copy(), eg.reference.copy()) for eg in examples]
     for eg in augmented:
         eg.reference._.discourse_gold = dict(eg.reference._.discourse_gold, augmented=True)
+    component.cfg["augmented_weight"] = 1.0  # the original method's
     _, _, weights = component._gold(examples + augmented)
-    assert weights == [1.0, 1.0, 1.0, 1.0]  # the configs' default
-    component.cfg["augmented_weight"] = 0.1
+    assert weights == [1.0, 1.0, 1.0, 1.0]
+    component.cfg["augmented_weight"] = 0.1  # configs/discourse.cfg's
     _, senses, weights = component._gold(examples + augmented)
     assert weights == [1.0, 1.0, 0.1, 0.1] and len(senses) == 4
     n = len(senses)
@@ -307,7 +306,7 @@ def test_decoding_joint_and_top_down_by_hand(decoding, sense, score):
 def test_decoding_is_a_load_time_setting(trained_discourse):
     nlp = spacy.load(trained_discourse, config={"components": {"discourse_sense": {"decoding": "top-down"}}})
     assert nlp.get_pipe("discourse_sense").decoding == "top-down"
-    assert "decoding" not in nlp.get_pipe("discourse_sense").cfg
+    assert nlp.get_pipe("discourse_sense").cfg["decoding"] == "top-down"
     doc = nlp(TEXT)
     assert len(doc._.discourse_relations) == 2
     with pytest.raises(ValueError, match="decoding must be one of"):

@@ -103,58 +103,13 @@ def test_include_target_adds_the_target_and_nothing_else_over_it():
     assert len(gold & with_target) / len(gold) == 1.0
 
 
-def strongest_critics_doc():
-    # target "strongest" (amod of "critics")
-    nlp = spacy.blank("en")
-    words = "The strongest critics of the new health plan say it fails , sadly .".split()
-    heads = [2, 2, 8, 2, 7, 7, 7, 3, 8, 10, 8, 8, 8, 8]
-    deps = ["det", "amod", "nsubj", "prep", "det", "amod", "compound", "pobj", "ROOT", "nsubj", "ccomp"]
-    deps += ["punct", "advmod", "punct"]
-    pos = ["DET", "ADJ", "NOUN", "ADP", "DET", "ADJ", "NOUN", "NOUN", "VERB", "PRON", "VERB", "PUNCT", "ADV", "PUNCT"]
-    doc = Doc(nlp.vocab, words=words, heads=heads, deps=deps, pos=pos)
-    doc.spans["frames"] = [Span(doc, 1, 2, label="Judgment")]
-    return doc
-
-
-def test_v2_offers_the_phrase_the_target_sits_in_and_the_clause_to_punctuation():
-    doc = strongest_critics_doc()
-    v2 = registry.misc.get("spacy-frames.fe_candidate_suggester.v2")
-    (rows,) = doc_rows(v2()([doc]))
-    candidates = {(r[2], r[3]) for r in rows}
-    # the Entity of "strongest": "critics of the new health plan", the phrase of its head
-    # cut at the target
-    assert (2, 8) in candidates
-    # v1 with the same n-grams and target candidate cannot reach it: 6 tokens, no subtree
-    v1_candidates, _ = suggest(doc, ngram_gap=0, include_target=True)
-    assert (2, 8) not in v1_candidates and v1_candidates < candidates
-    # the target itself, and the text to the next comma, the sentence end with and without "."
-    assert {(1, 2), (2, 11), (2, 14), (2, 13)} <= candidates
-    # the ancestors' phrases on the left of the target: "The"; nothing overlaps the target
-    assert (0, 1) in candidates
-    assert not any(a < 2 and b > 1 and (a, b) != (1, 2) for a, b in candidates)
-    no_extras = registry.misc.get("spacy-frames.fe_candidate_suggester.v2")(phrases=False, clauses=False)
-    (plain,) = doc_rows(no_extras([doc]))
-    assert {(r[2], r[3]) for r in plain} == v1_candidates
-
-
-def test_v2_phrases_need_a_parse_and_clauses_do_not():
-    nlp = spacy.blank("en")
-    doc = nlp("Critics of the plan , they say , were strongest in May .")
-    doc.spans["frames"] = [Span(doc, 9, 10, label="Judgment")]
-    v2 = registry.misc.get("spacy-frames.fe_candidate_suggester.v2")
-    (rows,) = doc_rows(v2()([doc]))
-    candidates = {(r[2], r[3]) for r in rows}
-    # no parse: no subtrees or phrases, but the clause edges by punctuation still come
-    assert {(7, 9), (0, 9), (10, 12), (10, 13)} <= candidates
-
-
 def test_each_target_gets_its_own_candidates_in_steps_of_any_size(monkeypatch):
     import spacy_frames.suggesters.frame_elements as module
 
     doc = parsed_doc()
     doc.spans["frames"] = [Span(doc, i, j, label="X") for i, j in [(2, 3), (8, 9), (1, 2), (4, 5), (2, 3), (0, 10)]]
     settings = {"max_ngram": 3, "window": 4, "ngram_gap": 1, "include_target": True}
-    suggester = registry.misc.get("spacy-frames.fe_candidate_suggester.v2")(**settings)
+    suggester = registry.misc.get("spacy-frames.fe_candidate_suggester.v1")(**settings)
     (rows,) = doc_rows(suggester([doc]))
     monkeypatch.setattr(module, "TARGETS_PER_STEP", 2)
     (in_steps,) = doc_rows(suggester([doc]))
@@ -163,7 +118,7 @@ def test_each_target_gets_its_own_candidates_in_steps_of_any_size(monkeypatch):
     # candidates sorted, distinct and what the target alone gets
     expected = []
     for target in doc.spans["frames"]:
-        alone = module.fe_candidates(doc, target, 3, 4, True, 1, include_target=True, extra=module.Extras(True, True))
+        alone = module.fe_candidates(doc, target, 3, 4, True, 1, include_target=True)
         assert alone == sorted(set(alone))
         expected += [(target.start, target.end, a, b) for a, b in alone]
     assert [tuple(int(x) for x in r) for r in rows] == expected

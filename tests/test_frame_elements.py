@@ -28,11 +28,15 @@ def fe_view(doc):
     return [[(fe.start, fe.end, fe.label_) for fe in frame._.frame_elements] for frame in doc._.frames]
 
 
+def load_on_gold_frames(path):
+    """The trained frame parser with frame_identifier off: frame_elements labels the frames
+    a test puts in doc.spans["frames"]."""
+    return spacy.load(path, disable=["frame_identifier"])
+
+
 @pytest.fixture(scope="module")
 def fe_nlp(trained_fe):
-    nlp = spacy.load(trained_fe)
-    assert "frame_identifier" in nlp.disabled
-    return nlp
+    return load_on_gold_frames(trained_fe)
 
 
 def test_spacy_train_overfits_the_toy_set_on_gold_frames(fe_nlp):
@@ -81,12 +85,12 @@ def test_serialization_round_trips(fe_nlp):
     expected = fe_view(nlp(gold_frames_doc(nlp, ref)))
     with make_tempdir() as d:
         nlp.to_disk(d)
-        loaded = spacy.load(d)
+        loaded = load_on_gold_frames(d)
     assert fe_view(loaded(gold_frames_doc(loaded, ref))) == expected
     pipe = nlp.get_pipe("frame_elements")
     fresh = loaded.get_pipe("frame_elements")
     fresh.from_bytes(pipe.to_bytes())
-    assert fresh.fe_table == pipe.fe_table and fresh.inventory.names == pipe.inventory.names
+    assert fresh.fe_names == pipe.fe_names and fresh.inventory.names == pipe.inventory.names
     assert fe_view(loaded(gold_frames_doc(loaded, ref))) == expected
 
 
@@ -143,9 +147,9 @@ def test_empty_long_unknown_and_overlapping_frames(fe_nlp):
 
 @pytest.mark.slow
 def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
-    nlp = spacy.load(trained_fe)
+    nlp = load_on_gold_frames(trained_fe)
     pipe = nlp.get_pipe("frame_elements")
-    n = len(pipe.fe_table)
+    n = len(pipe.fe_names)
     spacy_frames.add_frame(
         nlp,
         "Cooking",
@@ -156,7 +160,7 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
             {"name": "Food", "core_type": "Core", "definition": "What is cooked."},
         ],
     )
-    assert len(pipe.fe_table) == n + 2 and pipe.model.get_param("fe_vectors").shape[0] == n + 2
+    assert len(pipe.fe_names) == n + 2 and pipe.model.get_ref("options").get_param("fe_vectors").shape[0] == n + 2
     assert "Cooking" in nlp.get_pipe("frame_identifier").labels
     doc = nlp.make_doc("She cooked the rice .")
     doc.spans["frames"] = [doc.char_span(4, 10, label="Cooking")]
@@ -164,10 +168,10 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
     assert all(fe.label_ in ("Cook", "Food") for fe in doc._.frames[0]._.frame_elements)
     with pytest.raises(ValueError, match="already known"):
         spacy_frames.add_frame(nlp, "Cooking", "again")
-    assert len(pipe.fe_table) == n + 2
+    assert len(pipe.fe_names) == n + 2
     with make_tempdir() as d:
         nlp.to_disk(d)
-        assert ("Cooking", "Food") in spacy.load(d).get_pipe("frame_elements").fe_table
+        assert "Food" in spacy.load(d).get_pipe("frame_elements").fe_names
     # a frame with no FE definitions: no FEs, no warning
     spacy_frames.add_frame(nlp, "Bare_frame", "A frame FrameNet gives no FEs.", lexical_units=["bare.a"])
     doc = nlp.make_doc("She cooked the rice .")
@@ -177,7 +181,9 @@ def test_add_frame_and_set_inventory_without_retraining(fe_nlp, trained_fe):
         assert nlp(doc)._.frames[0]._.frame_elements == []
     inventory = toy_fe_inventory()
     spacy_frames.set_inventory(nlp, inventory)
-    assert len(pipe.fe_table) == inventory.n_frame_elements and "Cooking" not in pipe.inventory
+    # the table keeps every FE name it has learned or been given, and has the new inventory's
+    assert set(pipe.fe_names) == {fe for f in inventory.names for fe in inventory.fe_names(f)} | {"Cook", "Food"}
+    assert "Cooking" not in pipe.inventory
     assert pipe.inventory is inventory and nlp.get_pipe("frame_identifier").inventory is inventory
 
 
@@ -204,19 +210,19 @@ def test_one_inventory_add_frame_through_any_door_gives_the_same_pipeline(traine
     inventory, FE table and frame elements."""
     results = []
     for door in ("frame_identifier", "frame_elements", "spacy_frames"):
-        nlp = spacy.load(trained_fe)
+        nlp = load_on_gold_frames(trained_fe)
         identifier, pipe = nlp.get_pipe("frame_identifier"), nlp.get_pipe("frame_elements")
         assert pipe.inventory is identifier.inventory
         if door == "spacy_frames":
             spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food by applying heat.", **COOKING)
         else:
             nlp.get_pipe(door).add_frame("Cooking", "A Cook prepares Food by applying heat.", **COOKING)
-        assert pipe.inventory is identifier.inventory and ("Cooking", "Cook") in pipe.fe_table
+        assert pipe.inventory is identifier.inventory and "Cook" in pipe.fe_names
         results.append(
             (
                 identifier.inventory.to_dict(),
-                list(pipe.fe_table),
-                pipe.model.ops.to_numpy(pipe.model.get_param("fe_vectors")),
+                list(pipe.fe_names),
+                pipe.model.ops.to_numpy(pipe.model.get_ref("options").get_param("fe_vectors")),
                 identifier.index.names,
                 _cooking_view(nlp),
             )
@@ -228,7 +234,7 @@ def test_one_inventory_add_frame_through_any_door_gives_the_same_pipeline(traine
     with make_tempdir() as d:
         nlp.to_disk(d)
         assert not (d / "frame_elements" / "frames").exists()  # no copy of the inventory
-        loaded = spacy.load(d)
+        loaded = load_on_gold_frames(d)
         assert loaded.get_pipe("frame_elements").inventory is loaded.get_pipe("frame_identifier").inventory
         assert _cooking_view(loaded) == first[4]
 
@@ -252,28 +258,30 @@ def test_a_saved_inventory_copy_is_not_read(fe_nlp, tmp_path):
 def test_without_frame_identifier_the_inventory_fails_clearly():
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("frame_elements")
-    with pytest.raises(ValueError, match="encoder_component 'frame_identifier', which is not linked"):
+    with pytest.raises(ValueError, match="inventory_component 'frame_identifier', which is not linked"):
         _ = pipe.inventory
     with pytest.raises(ValueError, match="no frame_identifier"):
         spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food.")
 
 
 @pytest.mark.slow
-def test_bad_setup_fails_clearly(trained_frames, toy_fe_corpus, tmp_path):
+def test_bad_setup_fails_clearly(tiny_bert, trained_frames, toy_fe_corpus, tmp_path):
     from conftest import fe_config
     from spacy.cli.train import train
 
-    # no definition encoder to lend
-    config = fe_config(trained_frames, toy_fe_corpus, **{"components.frame_elements.encoder_component": "nothing_here"})
+    # no inventory to read
+    config = fe_config(
+        tiny_bert, trained_frames, toy_fe_corpus, **{"components.frame_elements.inventory_component": "nothing_here"}
+    )
     config.to_disk(tmp_path / "config.cfg")
-    with pytest.raises(ValueError, match="encoder_component 'nothing_here'"):
+    with pytest.raises(ValueError, match="inventory_component 'nothing_here'"):
         train(tmp_path / "config.cfg", tmp_path / "out")
     # an inventory without FE data
     no_fes = toy_fe_inventory()
     for info in no_fes.frames.values():
         info["frame_elements"] = []
     no_fes.to_disk(tmp_path / "frames.json")
-    config = fe_config(trained_frames, toy_fe_corpus, **{"paths.fe_frames": str(tmp_path / "frames.json")})
+    config = fe_config(tiny_bert, trained_frames, toy_fe_corpus, **{"paths.frames": str(tmp_path / "frames.json")})
     config.to_disk(tmp_path / "config2.cfg")
     with pytest.raises(ValueError, match="no frame elements"):
         train(tmp_path / "config2.cfg", tmp_path / "out2")
@@ -455,37 +463,6 @@ def test_evaluate_frame_elements_open_sesame_measure_and_lu_lookup(trained_fe, t
     assert "fe_os_f" in srsly.read_json(out)["fn15_dev"] and "with_lu_lookup" not in srsly.read_json(out)["fn15_dev"]
 
 
-@pytest.mark.slow
-def test_label_embedding_baseline_trains_its_fe_vectors(trained_frames, toy_fe_corpus, tmp_path):
-    import numpy
-    from conftest import fe_config, train_tiny
-
-    overrides = {
-        "components.frame_elements.fe_queries": "labels",
-        "components.frame_elements.model.learn_fe_vectors": True,
-    }
-    out = tmp_path / "labels"
-    out.mkdir()
-    nlp = spacy.load(train_tiny(fe_config(trained_frames, toy_fe_corpus, **overrides), out, 60, 30))
-    pipe = nlp.get_pipe("frame_elements")
-    names = {fe for info in toy_fe_inventory().frames.values() for fe in (d["name"] for d in info["frame_elements"])}
-    assert {fe for _, fe in pipe.fe_table} == names and len(pipe.fe_table) == len(names)  # one row per FE name
-    ref = toy_fe_docs(nlp.vocab)[1]
-    assert fe_view(nlp(gold_frames_doc(nlp, ref))) == [sorted(FES[1][0])]
-    with pytest.raises(ValueError, match="learn_fe_vectors"):  # the default model learns them
-        spacy.blank("en").add_pipe("frame_elements", config={"fe_queries": "definitions"})
-    # label_init = "definitions": an FE name never trained starts as its encoded definition
-    pipe.cfg["label_init"] = "definitions"
-    fe = {"name": "Cook", "core_type": "Core", "definition": "The one who cooks."}
-    spacy_frames.add_frame(
-        nlp, "Cooking", "A Cook prepares food.", frame_elements=[fe, {"name": "Donor", "core_type": "Core"}]
-    )
-    row = [n for _, n in pipe.fe_table].index("Cook")
-    expected = nlp.get_pipe("frame_identifier").encode_texts(["Cooking: Cook (core): The one who cooks."])[0]
-    numpy.testing.assert_allclose(pipe.model.get_param("fe_vectors")[row], expected, atol=1e-5)
-    assert len(pipe.fe_table) == len(names) + 1  # Donor was known: kept, not duplicated
-
-
 def test_annotate_output_lists_each_frames_elements(fe_nlp):
     from spacy_frames.tools.annotate import format_doc
 
@@ -541,40 +518,12 @@ def test_tune_fe_threshold_saves_the_choice(trained_fe, toy_fe_corpus, tmp_path)
     best = [r for r in sweep["grid"] if r["fe_os_f"] == sweep["best"]["fe_os_f"]]
     assert sweep["best"]["candidate_rows"] == min(r["candidate_rows"] for r in best)
     # both measures in every row, both piece settings, and the suggester's recall of the
-    # gold FEs (on the target included: "gift"), before and after pruning (prune_k 8)
+    # gold FEs (on the target included: "gift")
     assert {row["max_pieces"] for row in sweep["grid"]} == {1, 2} and sweep["best"]["criterion"] == "fe_os_f"
     assert all(row["fe_os_f"] is not None for row in sweep["grid"])
     by_gap = {row["ngram_gap"]: row for row in sweep["grid"]}
-    assert by_gap[None]["candidate_recall"] == 100.0 and by_gap[0]["candidate_recall"] >= by_gap[0]["kept_recall"]
+    assert by_gap[None]["candidate_recall"] == 100.0 and 0 < by_gap[0]["candidate_recall"] <= 100.0
     assert nlp.get_pipe("frame_elements").cfg["max_pieces"] == sweep["best"]["max_pieces"]
-
-
-def test_tune_fe_threshold_compares_phrase_and_clause_candidates(trained_fe, toy_fe_corpus, tmp_path):
-    import srsly
-    from typer.testing import CliRunner
-
-    from spacy_frames.cli import app
-
-    out, saved = tmp_path / "sweep.json", tmp_path / "tuned"
-    args = ["tune-fe-threshold", str(trained_fe), "--corpus", str(toy_fe_corpus / "dev.spacy"), "-o", str(out)]
-    args += ["--output-model", str(saved), "--ngram-gap", "0", "--phrases-clauses", "off", "--phrases-clauses", "on"]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    sweep = srsly.read_json(out)
-    rows = {row["phrases_clauses"]: row["candidate_rows"] for row in sweep["grid"]}
-    assert set(rows) == {False, True} and rows[True] > rows[False]
-    assert sweep["before"]["phrases_clauses"] is False  # the trained pipeline's suggester is v1
-    nlp = spacy.load(saved)
-    block = nlp.config["components"]["frame_elements"]["suggester"]
-    suggester = nlp.get_pipe("frame_elements").suggester
-    if sweep["best"]["phrases_clauses"]:
-        assert block["@misc"] == "spacy-frames.fe_candidate_suggester.v2" and block["phrases"] and block["clauses"]
-        assert suggester.keywords["phrases"] and suggester.keywords["clauses"]
-    else:
-        assert block["@misc"] == "spacy-frames.fe_candidate_suggester.v1" and "phrases" not in block
-        assert not suggester.keywords["phrases"]
-    bad = CliRunner().invoke(app, [*args[:6], "--phrases-clauses", "maybe"])
-    assert bad.exit_code != 0 and "phrases-clauses" in bad.output
 
 
 def test_tune_fe_threshold_rejects_a_bad_ngram_gap(trained_fe, toy_fe_corpus, tmp_path):
@@ -598,30 +547,13 @@ def test_tune_fe_threshold_rejects_a_bad_ngram_gap(trained_fe, toy_fe_corpus, tm
     assert result.exit_code != 0 and "--ngram-gap" in result.output and not (tmp_path / "x.json").exists()
 
 
-def test_negative_sampling_keeps_every_fe_row():
-    import numpy
-
-    nlp = spacy.blank("en")
-    pipe = nlp.add_pipe("frame_elements", config={"negative_fraction": 0.25})
-    rows = [[(0, 1, i, i + 1) for i in range(2, 40)], [(0, 1, i, i + 1) for i in range(2, 30)]]
-    options = [[0, 1, 2]] * 66
-    gold = numpy.zeros(66, dtype="i")
-    gold[[3, 40, 65]] = [1, 2, 1]
-    kept_rows, kept_options, kept_gold, keep = pipe._sample_negatives(rows, options, gold)
-    assert int(keep.sum()) == len(kept_gold)
-    assert sum(len(r) for r in kept_rows) == len(kept_options) == len(kept_gold) < 40
-    assert sorted(kept_gold[kept_gold != 0].tolist()) == [1, 1, 2] and (0, 1, 5, 6) in kept_rows[0]
-    with pytest.raises(ValueError, match="negative_fraction"):
-        spacy.blank("en").add_pipe("frame_elements", config={"negative_fraction": 0.0})
-
-
 @pytest.mark.slow
 def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, toy_fe_corpus, trained_frames, tmp_path):
     """configs/test/frames_stage2_fe.cfg (placement b): frame_identifier's stage 2 and
     frame_elements on one transformer, which both update; both score on dev."""
-    from conftest import joint_stage2_config, train_tiny, transformer_weights
+    from conftest import fe_config, train_tiny, transformer_weights
 
-    config = joint_stage2_config(tiny_bert, trained_frames, toy_fe_corpus)
+    config = fe_config(tiny_bert, trained_frames, toy_fe_corpus)
     nlp = spacy.load(train_tiny(config, tmp_path, 40, 20))
     before = transformer_weights(spacy.load(trained_frames))
     after = transformer_weights(nlp)
@@ -650,7 +582,7 @@ def test_a_pipeline_of_another_release_is_scored_under_its_own_names(trained_fe,
         kind: [[("Giving_renamed" if f == "Giving" else f) for f in pair] for pair in pairs]
         for kind, pairs in old.relations.items()
     }
-    nlp = spacy.load(trained_fe)
+    nlp = load_on_gold_frames(trained_fe)
     set_inventory(nlp, FrameInventory(frames=frames, relations=relations, source="toy 2"))
     examples = fe_examples(nlp, toy_fe_corpus / "dev.spacy")
     labels = {span.label_ for eg in examples for span in eg.predicted.spans["frames"]}
@@ -692,19 +624,63 @@ def test_an_fe_on_its_own_target_is_rendered_annotated_and_serialized():
     assert [(fe.start, fe.end, fe.label_) for fe in restored._.frames[0]._.frame_elements] == [(4, 5, "Theme")]
 
 
-def test_prediction_pieces_count_the_rows_the_span_scorer_scores(monkeypatch):
-    """A long doc's rows go to the model in pieces cut between targets: at most `limit`
-    scored rows (with a pruner, at most `keep` of a target's) and MAX_CANDIDATE_ROWS rows."""
-    import spacy_frames.pipeline.frame_elements as fe_pipe
+def test_prediction_chunks_are_cut_between_targets():
+    """A long doc's rows go to the model in chunks of at most `limit` rows, cut between
+    targets (a target over the limit alone; one without rows left out); the chunks hold
+    every row once, in order, with their targets' options."""
+    from spacy_frames.ml.frame_elements import FECandidates
+    from spacy_frames.pipeline.frame_elements import row_chunks
 
-    # three targets with 5, 3 and 4 candidate rows
-    rows = numpy.array([(t, t + 1, s, s + 1) for t, n in ((0, 5), (10, 3), (20, 4)) for s in range(n)])
-    sizes = lambda pieces: [len(p) for p in pieces]  # noqa: E731
-    assert sizes(fe_pipe._pieces_between_targets(rows, 8)) == [8, 4]
-    assert sizes(fe_pipe._pieces_between_targets(rows, 4)) == [5, 3, 4]  # a target over the limit alone
-    assert sizes(fe_pipe._pieces_between_targets(rows, 6, keep=2)) == [12]  # 2 + 2 + 2 scored
-    assert sizes(fe_pipe._pieces_between_targets(rows, 5, keep=2)) == [8, 4]
-    assert fe_pipe._n_scored(rows, 2) == 6 and fe_pipe._n_scored(rows, 0) == 12
-    monkeypatch.setattr(fe_pipe, "MAX_CANDIDATE_ROWS", 7)
-    assert sizes(fe_pipe._pieces_between_targets(rows, 6, keep=2)) == [5, 7]
-    assert numpy.array_equal(numpy.concatenate(fe_pipe._pieces_between_targets(rows, 6, keep=2)), rows)
+    nlp = spacy.blank("en")
+    docs = [nlp("a b c d e f g h i j k l m n o p q r s t u v w x y"), nlp("a b c")]
+    # doc 0: targets with 5, 3 and 4 rows; doc 1: a target without rows, one with 2
+    rows = [
+        numpy.array([(t, t + 1, s, s + 1) for t, n in ((0, 5), (10, 3), (20, 4)) for s in range(n)]),
+        numpy.array([(1, 2, 0, 1), (1, 2, 2, 3)]),
+    ]
+    options = [numpy.array([0, i + 1]) for i in range(5)]
+    candidates = FECandidates(docs, rows, numpy.array([5, 3, 4, 0, 2]), options)
+
+    def layout(limit):
+        chunks = list(row_chunks(candidates, limit))
+        flat = numpy.concatenate([r for chunk in chunks for r in chunk.rows])
+        assert numpy.array_equal(flat, numpy.concatenate(rows))
+        for chunk in chunks:
+            assert sum(len(r) for r in chunk.rows) == chunk.target_sizes.sum() and len(chunk.docs) == len(chunk.rows)
+        return [(chunk.target_sizes.tolist(), [int(o[1]) for o in chunk.options]) for chunk in chunks]
+
+    assert layout(8) == [([5, 3], [1, 2]), ([4, 2], [3, 5])]
+    assert layout(4) == [([5], [1]), ([3], [2]), ([4], [3]), ([2], [5])]
+    assert layout(100) == [([5, 3, 4, 2], [1, 2, 3, 5])]
+
+
+@pytest.mark.slow
+def test_run_time_settings_given_at_load_time_change_the_output(fe_nlp, trained_fe):
+    """threshold, max_pieces, decoding and use_excludes given at load time win over the
+    values saved with the component, and change the frame elements as documented."""
+    refs = toy_fe_docs(fe_nlp.vocab)
+
+    def load(**settings):
+        nlp = spacy.load(trained_fe, disable=["frame_identifier"], config={"components": {"frame_elements": settings}})
+        assert all(nlp.get_pipe("frame_elements").cfg[key] == value for key, value in settings.items())
+        return nlp
+
+    def fes(nlp):
+        return [fe_view(nlp(gold_frames_doc(nlp, ref))) for ref in refs]
+
+    def count(view):
+        return sum(len(target) for doc in view for target in doc)
+
+    shipped = fes(fe_nlp)
+    assert count(fes(load(threshold=1e6))) == 0 < count(shipped)  # no gain is that large
+    every = fes(load(threshold=-1e6))  # every candidate has a positive gain
+    assert count(every) > count(shipped)
+    two = fes(load(threshold=-1e6, max_pieces=2))
+    assert count(two) > count(every)  # second pieces taken
+    for doc in two:
+        for target in doc:
+            labels = [label for _, _, label in target]
+            assert max(labels.count(label) for label in labels) <= 2
+    assert fes(load(decoding="greedy")) == shipped  # the toy's gains leave no conflict to resolve
+    assert load(use_excludes=False).get_pipe("frame_elements").frame_excludes("Self_motion") == {}
+    assert fe_nlp.get_pipe("frame_elements").frame_excludes("Self_motion") == {"Goal": {"Source"}, "Source": {"Goal"}}

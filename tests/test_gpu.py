@@ -104,9 +104,9 @@ def test_component_trains_on_gpu(fixture, request, tmp_path):
 def test_joint_stage2_trains_on_gpu(tiny_bert, toy_fe_corpus, trained_frames, tmp_path):
     """configs/test/frames_stage2_fe.cfg: frame_identifier's stage 2 (its candidate frames
     re-encoded by the definition encoder) and frame_elements on one transformer."""
-    from conftest import joint_stage2_config
+    from conftest import fe_config
 
-    train_on_gpu(joint_stage2_config(tiny_bert, trained_frames, toy_fe_corpus), tmp_path)
+    train_on_gpu(fe_config(tiny_bert, trained_frames, toy_fe_corpus), tmp_path)
 
 
 def train_on_gpu(config, tmp_path) -> None:

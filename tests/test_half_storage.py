@@ -17,7 +17,7 @@ def _dir_bytes(path):
 
 
 @pytest.fixture(scope="module")
-def own_copy_discourse_frames_trf(tiny_frames_trf, trained_frames, trained_fe, trained_discourse, trained_media):
+def own_copy_discourse_frames_trf(tiny_frames_trf, trained_frames, trained_fe, trained_discourse, trained_media_head):
     """The tiny pipeline with the measured alternative discourse_sense: its own encoder copy
     (configs/test/discourse.cfg), moved into the component by replace_listeners."""
     from conftest import assemble_frames_trf
@@ -28,7 +28,7 @@ def own_copy_discourse_frames_trf(tiny_frames_trf, trained_frames, trained_fe, t
         trained_fe,
         tiny_frames_trf.parent / "inducer",
         trained_discourse,
-        trained_media,
+        trained_media_head,
         **{"components.discourse_sense.replace_listeners": ["model.tok2vec"]},
     )
 

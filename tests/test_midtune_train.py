@@ -148,6 +148,9 @@ def test_midtune_cli(tiny_bert, tmp_path):
         str(tmp_path / "out"),
         "--paths.encoder",
         str(tiny_bert),
+        # the parses carry dependencies, not frames: the recipe's other form
+        "--midtune.form",
+        "dependency",
     ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

@@ -148,12 +148,16 @@ def test_cli_robustness_writes_the_metrics(tiny_frames_trf, tmp_path):
 # --- regression: windows longer than the encoder's positions ----------------------------
 
 
-def test_long_windows_are_cut_to_the_encoder_positions(nlp):
+def test_long_windows_are_cut_to_the_encoder_positions(tiny_frames_trf):
     """The tiny BERT's tokenizer was saved without model_max_length (1e30) and has 128
     positions: a window of punctuation or a long URL (hundreds of wordpieces) crashed the
     shared transformer and the components' own copies in their position embeddings."""
     from spacy_frames.ml.transformer import _is_transformer_model
 
+    nlp = spacy.load(tiny_frames_trf)
+    # the packaged components are heads on the shared transformer; one with its own copy,
+    # as `replace_listeners` makes it
+    nlp.replace_listeners("transformer", "media_framer", ["model.tok2vec"])
     texts = ["!?" * 400, "See https://example.com/" + "a/b-c_" * 600 + " now.", "Prices rose. " + "( ) " * 300]
     docs = list(nlp.pipe(texts))
     assert [doc.text for doc in docs] == texts

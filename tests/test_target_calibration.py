@@ -9,6 +9,7 @@ from spacy.util import make_tempdir
 
 from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.inventory.lexicon import Lexicon
+from spacy_frames.pipeline.base import set_runtime_settings
 from spacy_frames.pipeline.target_calibration import FEATURE_NAMES, TargetCalibration, fit_logistic, resolve_overlaps
 
 RATE = FEATURE_NAMES.index("rate_logit")
@@ -100,25 +101,29 @@ def test_contraction_and_multiword_competition_in_the_pipeline(trained_frames):
     fi.add_frame("Waking_up", "A Sleeper wakes up.", lexical_units=["come to.v"])
     fi.add_frame("Being", "Something is.", lexical_units=["be.v"])
     fi.add_frame("Becoming", "An Entity comes to have a Final_quality.", lexical_units=["get.v"])
-    fi.cfg["threshold"] = fi.cfg["oov_threshold"] = 0.0  # the detector alone lets everything through
+    # the detector alone lets everything through
+    set_runtime_settings(nlp, "frame_identifier", {"threshold": 0.0, "oov_threshold": 0.0})
     come = "The people who come to Pleasant Run love it ."
     before = nlp(come)
     assert "come to" in [s.text for s in before._.frames]  # today: the longest LU wins
     assert "'m" in [s.text for s in nlp("I'm getting quite hungry.")._.frames]
     fi.target_calibration = rates_only({"be.v": (1808, 1), "come to.v": (13, 0), "come.v": (55, 29), "get.v": (38, 25)})
-    fi.cfg["overlapping_candidates"], fi.cfg["threshold"] = True, 0.3
+    set_runtime_settings(nlp, "frame_identifier", {"overlapping_candidates": True, "threshold": 0.3})
     doc = nlp(come)
     found = {s.text: s.label_ for s in doc._.frames}
     assert "come to" not in found and found.get("come") == "Arriving"
     hungry = nlp("I'm getting quite hungry.")
     assert "'m" not in [s.text for s in hungry._.frames] and "getting" in [s.text for s in hungry._.frames]
-    # the calibration is saved with the component
+    # the calibration is saved with the component, the settings in config.cfg too
     with make_tempdir() as d:
         nlp.to_disk(d)
         again = spacy.load(d)
         assert again.get_pipe("frame_identifier").target_calibration.is_fitted
         assert [(s.text, s.label_) for s in again(come)._.frames] == [(s.text, s.label_) for s in doc._.frames]
-    assert [(s.text, s.label_) for s in spacy.load(trained_frames).from_bytes(nlp.to_bytes())(come)._.frames] == [
+    # from_bytes brings the state; the run-time settings are the receiving pipeline's config's
+    settings = {"threshold": 0.3, "oov_threshold": 0.0, "overlapping_candidates": True}
+    receiver = spacy.load(trained_frames, config={"components": {"frame_identifier": settings}})
+    assert [(s.text, s.label_) for s in receiver.from_bytes(nlp.to_bytes())(come)._.frames] == [
         (s.text, s.label_) for s in doc._.frames
     ]
 

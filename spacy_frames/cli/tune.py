@@ -1,6 +1,8 @@
 """`spacy-frames tune-detection` and `tune-fe-threshold`: settings fitted on dev after
 training, by the components' own methods (`FrameIdentifier.find_thresholds` and
-`fit_target_calibration`, `FrameElements.find_threshold`), saved with the pipeline."""
+`fit_target_calibration`, `FrameElements.find_threshold`), saved with the pipeline: the
+run-time settings in the component's cfg and in config.cfg, which a loaded pipeline is
+built from (pipeline/base.py)."""
 
 from pathlib import Path
 from typing import List, Optional
@@ -32,7 +34,6 @@ def tune_detection_cli(
 
     from ..extensions import install_extensions
     from ..scoring.frames_eval import DEFAULT_OOV_THRESHOLDS, DEFAULT_THRESHOLDS, frame_examples
-    from ..util import save_with_settings
 
     try:
         install_extensions()
@@ -59,8 +60,8 @@ def tune_detection_cli(
             calibrated["train"] = str(train)
             result["calibrated"] = calibrated
             chosen.update({"threshold": calibrated["best"]["threshold"], "overlapping_candidates": True})
-        if output_model is not None:
-            save_with_settings(nlp, "frame_identifier", chosen, output_model)
+        if output_model is not None:  # the methods set the chosen values in nlp.config too
+            nlp.to_disk(output_model)
             result["saved"] = str(output_model)
             result["saved_settings"] = chosen
     except (OSError, ValueError) as err:
@@ -97,11 +98,6 @@ def tune_fe_threshold_cli(
         "--ngram-gap",
         help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)",
     ),
-    phrases_clauses: List[str] = Opt(
-        ["configured"],
-        "--phrases-clauses",
-        help="Candidates also from the phrases the target sits in and the clauses around it (fe_candidate_suggester.v2): 'on', 'off' or 'configured' (repeat to compare)",
-    ),
     max_pieces: List[int] = Opt(
         [1], "--max-pieces", help="Most spans per FE of a target to try (repeat: --max-pieces 1 --max-pieces 2)"
     ),
@@ -116,16 +112,13 @@ def tune_fe_threshold_cli(
     import srsly
 
     from ..extensions import install_extensions
+    from ..pipeline.base import set_config_block, set_runtime_settings
     from ..scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
-    from ..util import save_with_settings
 
     try:
         gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
     except ValueError:
         raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}") from None
-    extras_values = {"on": True, "off": False, "configured": None}
-    if any(value not in extras_values for value in phrases_clauses):
-        raise typer.BadParameter(f"--phrases-clauses takes 'on', 'off' or 'configured', got {phrases_clauses}")
     try:
         install_extensions()
         nlp = spacy.load(model)
@@ -137,23 +130,19 @@ def tune_fe_threshold_cli(
             nlp=nlp,
             thresholds=DEFAULT_FE_THRESHOLDS,
             ngram_gaps=gaps,
-            phrases_clauses=[extras_values[value] for value in phrases_clauses],
             max_pieces=max_pieces,
             criterion=criterion,
         )
         result.update({"model": str(model), "corpus": str(corpus)})
+        # find_threshold leaves its choice in the component (cfg, suggester); the config too
+        best = result["best"]
+        set_runtime_settings(nlp, "frame_elements", {key: best[key] for key in ("decoding", "threshold", "max_pieces")})
+        set_config_block(nlp, "frame_elements", "suggester", result["suggester"])
         if output_model is not None:
             # trained with frame_identifier disabled (gold frames); saved as a whole frame parser
             for name in [n for n in nlp.disabled if n == "frame_identifier"]:
                 nlp.enable_pipe(name)
-            best = result["best"]
-            save_with_settings(
-                nlp,
-                "frame_elements",
-                {key: best[key] for key in ("decoding", "threshold", "max_pieces")},
-                output_model,
-                config_settings={"suggester": result["suggester"]},
-            )
+            nlp.to_disk(output_model)
             result["saved"] = str(output_model)
     except (OSError, ValueError) as err:
         _fail(err)
@@ -161,7 +150,7 @@ def tune_fe_threshold_cli(
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
     typer.echo(
-        f"best: n-gram gap {best['ngram_gap']}, phrases and clauses {'on' if best['phrases_clauses'] else 'off'}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
+        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
         f"threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}, "
         f"open-sesame F {best['fe_os_f']} ({best['candidate_rows']} candidate rows)"
         + (f" (was {before['fe_f']} at {before['threshold']}, {before['candidate_rows']} rows)" if before else "")

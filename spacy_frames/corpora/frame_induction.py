@@ -146,10 +146,7 @@ def convert_frame_induction(
     ]
     if not instances:
         raise ValueError(f"No verb exemplars found in '{fn_zip}'.")
-    frames_of_lemma: Dict[str, set] = defaultdict(set)
-    for _, target in instances:
-        frames_of_lemma[lu_lemma(target.lu)].add(target.frame)
-    folds = assign_folds(frames_of_lemma, seed=seed)
+    folds = assign_folds(frames_by_lemma(instances), seed=seed)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     vocab = Vocab()
@@ -158,21 +155,7 @@ def convert_frame_induction(
     index: List[List[List[str]]] = [[] for _ in range(N_FOLDS)]  # [lu, frame] per doc
     centroid_index: List[List[str]] = []
     skipped = Counter()
-    by_lu: Dict[Tuple[str, str], List[int]] = defaultdict(list)
-    for i, (_, target) in enumerate(instances):
-        by_lu[(target.lu, target.frame)].append(i)
-    rng = random.Random(seed)
-    for_centroids = {
-        i
-        for lu in sorted(by_lu)
-        for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))
-    }
-    # a second generator, so that the centroid sample stays what it was before the holdout existed
-    holdout_rng = random.Random(seed + 1)
-    holdout = set()
-    for lu in sorted(by_lu):
-        rest = [i for i in by_lu[lu] if i not in for_centroids]
-        holdout.update(rest if len(rest) <= holdout_max_per_lu else holdout_rng.sample(rest, holdout_max_per_lu))
+    for_centroids, holdout = centroid_samples(instances, centroid_max_per_lu, holdout_max_per_lu, seed)
     centroid_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     holdout_bin = DocBin(attrs=DOCBIN_ATTRS, store_user_data=True)
     holdout_index: List[List[str]] = []
@@ -203,16 +186,42 @@ def convert_frame_induction(
     summary["all"] = instance_stats([row for fold_rows in rows for row in fold_rows])
     summary["skipped_targets"] = int(skipped.get("skipped_targets", 0))
     summary["source"] = "FrameNet 1.5 lexicographic exemplars, verb LUs (full-text sentences not used)"
-    summary["max_per_lu"] = max_per_lu
-    summary["centroid_instances"] = len(centroid_bin)
-    summary["centroid_max_per_lu"] = centroid_max_per_lu
-    summary["centroid_holdout_instances"] = len(holdout_bin)
+    summary.update(max_per_lu=max_per_lu, centroid_instances=len(centroid_bin))
+    summary.update(centroid_max_per_lu=centroid_max_per_lu, centroid_holdout_instances=len(holdout_bin))
     summary["centroid_holdout_lus"] = len({tuple(row) for row in holdout_index})
-    summary["centroid_holdout_max_per_lu"] = holdout_max_per_lu
-    summary["seed"] = seed
+    summary.update(centroid_holdout_max_per_lu=holdout_max_per_lu, seed=seed)
     # fingerprint of the lemma -> fold map: a re-run must reproduce it (the folds are never re-drawn)
     summary["folds_md5"] = folds_fingerprint(folds)
     return summary
+
+
+def frames_by_lemma(instances) -> Dict[str, set]:
+    frames: Dict[str, set] = defaultdict(set)
+    for _, target in instances:
+        frames[lu_lemma(target.lu)].add(target.frame)
+    return frames
+
+
+def centroid_samples(instances, centroid_max_per_lu: int, holdout_max_per_lu: int, seed: int):
+    """The instances (by position) the centroids are clustered from, at most
+    `centroid_max_per_lu` per LU, and the held-out ones, at most `holdout_max_per_lu` of
+    each LU's rest (seeded)."""
+    by_lu: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+    for i, (_, target) in enumerate(instances):
+        by_lu[(target.lu, target.frame)].append(i)
+    rng = random.Random(seed)
+    for_centroids = {
+        i
+        for lu in sorted(by_lu)
+        for i in (by_lu[lu] if len(by_lu[lu]) <= centroid_max_per_lu else rng.sample(by_lu[lu], centroid_max_per_lu))
+    }
+    # a second generator, so that the centroid sample stays what it was before the holdout existed
+    holdout_rng = random.Random(seed + 1)
+    holdout = set()
+    for lu in sorted(by_lu):
+        rest = [i for i in by_lu[lu] if i not in for_centroids]
+        holdout.update(rest if len(rest) <= holdout_max_per_lu else holdout_rng.sample(rest, holdout_max_per_lu))
+    return for_centroids, holdout
 
 
 def folds_fingerprint(folds: Dict[str, int]) -> str:

@@ -9,15 +9,14 @@ numpy/cupy through thinc ops: no torch.
   Softmax, ArcFace, AdaCos);
 - discourse.py: the hierarchy-aware supervised contrastive loss of discourse_sense;
 - media.py: the label-aware (HeroCon-style) contrastive loss of media_framer;
-- frame_elements.py: candidate spans against their frame's FE definitions, and the
-  span pruner's gold-vs-rest loss;
+- frame_elements.py: candidate spans against "no FE" and their frame's FEs;
 - midtune.py: semantic mid-tuning, sentence against the linearised form of its parse
   (triplet, and pair classification over SBERT-style pair features).
 """
 
 from .base import ComputedLoss
 from .discourse import HierarchicalContrastiveLoss, configure_hierarchical_contrastive_loss
-from .frame_elements import FrameElementLoss, configure_frame_element_loss, span_pruner_loss
+from .frame_elements import FrameElementLoss, configure_frame_element_loss
 from .frames import BinaryCrossEntropy, InfoNCE, configure_binary_cross_entropy, configure_info_nce
 from .media import LabelAwareContrastiveLoss, configure_label_aware_contrastive_loss
 from .metric import (
@@ -52,7 +51,6 @@ __all__ = [
     "HierarchicalContrastiveLoss",
     "LabelAwareContrastiveLoss",
     "FrameElementLoss",
-    "span_pruner_loss",
     "MidtuneTripletLoss",
     "MidtunePairLoss",
     "pair_features",

@@ -1,7 +1,7 @@
 """frame_elements: each candidate span of a target against the FEs of the target's frame.
 
-A row is one candidate span; its columns are "no FE" (column 0) followed by the frame's
-FE definitions, padded to the widest frame of the batch (mask 0 on the padding). The
+A row is one candidate span; its columns are "no FE" (column 0) followed by the FEs of
+its target's frame, padded to the widest frame of the batch (mask 0 on the padding). The
 loss is softmax cross-entropy over the unmasked columns at a temperature. Most
 candidates are no FE: their rows are weighted by `none_weight`, so the rare FE rows are
 not drowned out (the loss is the weighted mean over rows).
@@ -11,7 +11,7 @@ from typing import Optional, Tuple
 
 from spacy.util import registry
 from thinc.api import get_array_module
-from thinc.types import Floats1d, Floats2d, Ints1d
+from thinc.types import Floats2d, Ints1d
 
 from .base import ComputedLoss, _cross_entropy
 
@@ -55,21 +55,3 @@ class FrameElementLoss(ComputedLoss):
 @registry.losses("spacy-frames.FrameElementLoss.v1")
 def configure_frame_element_loss(temperature: float = 0.1, none_weight: float = 0.2) -> FrameElementLoss:
     return FrameElementLoss(temperature=temperature, none_weight=none_weight)
-
-
-def span_pruner_loss(scores, is_gold) -> Tuple[Floats1d, float]:
-    """The span pruner's loss: binary cross-entropy of each row's prune score against
-    whether its span is a gold FE of its target, the two classes weighted equally (a
-    target has a few gold spans among hundreds): mean softplus(-s) over the gold rows plus
-    mean softplus(s) over the others. Returns (d_scores, loss)."""
-    xp = get_array_module(scores)
-    is_gold = xp.asarray(is_gold, dtype=bool)
-    if is_gold.shape != scores.shape:
-        raise ValueError(f"span_pruner_loss: {scores.shape} scores for {is_gold.shape} gold flags")
-    n_pos, n_neg = int(is_gold.sum()), int((~is_gold).sum())
-    sign = xp.where(is_gold, -1.0, 1.0).astype(scores.dtype)  # softplus(sign * s)
-    z = sign * scores
-    losses = xp.logaddexp(0.0, z)
-    sigmoid = 0.5 * (1.0 + xp.tanh(0.5 * z))  # = 1 / (1 + exp(-z)), without overflow
-    weights = xp.where(is_gold, 1.0 / max(n_pos, 1), 1.0 / max(n_neg, 1)).astype(scores.dtype)
-    return (weights * sign * sigmoid).astype(scores.dtype), float((weights * losses).sum())

@@ -1,9 +1,13 @@
-"""frame_elements' option scores: each kept row's span vector against the vectors of its
-frame's FEs and of "no FE" (cosine), the rows grouped by their options so that each group
-is one matrix product. The FE table (fe_vectors, fe_map, no_fe and, with frame-aware
-queries, frame_query and frame_no_fe) is the scoring layer's; see `frame_elements.py`."""
+"""frame_elements' option scores (`fe_option_scores`, the last layer of
+`spacy-frames.FrameElementScorer.v3`): each row's unit span vector against the queries of
+its target's options, cosine. The layer holds the FE table: a learned "no FE" vector
+(`no_fe`), one learned vector per FE name (`fe_vectors`, row i for FE table row i + 1; the
+component grows it when an inventory brings new FE names) and a learned square map
+(`fe_map`, the identity at the start) applied to the FE vectors. Rows whose targets have
+the same options are scored with one matrix product, so a long doc's many rows stay cheap.
+"""
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy
 from thinc.api import Model
@@ -12,124 +16,106 @@ from thinc.types import Floats2d
 from .layers import l2_normalize
 
 
-def option_scores(
-    model: Model, spans_unit: Floats2d, options: List[List[int]], kept: numpy.ndarray, row_frames, n_opts: int
-):
-    """(scores, mask) of every row (n_rows, n_opts): the kept rows' span vectors against
-    their options' vectors (cosine), and the backprop to the span vectors. `model` holds
-    the FE table (fe_vectors, fe_map, no_fe; frame_query and frame_no_fe with
-    frame_queries) and the settings (attrs)."""
-    ops = model.ops
-    with_frames = model.attrs.get("frame_queries", False)
-    frame_of = numpy.asarray(row_frames[0], dtype="int64") if with_frames else numpy.zeros(len(options), "int64")
-    if len(frame_of) != len(options):
-        raise ValueError(f"frame_elements: {len(frame_of)} row frames for {len(options)} candidate rows")
-    plan, order = option_groups(options, kept, frame_of)
+def build_fe_option_scores(query_width: int) -> Model:
+    return Model(
+        "fe_option_scores",
+        option_scores_forward,
+        init=option_scores_init,
+        params={"fe_vectors": None, "fe_map": None, "no_fe": None},
+        dims={"nD": query_width},
+    )
+
+
+def option_scores_init(model: Model, X=None, Y=None) -> None:
+    if not model.has_param("fe_vectors"):
+        raise ValueError(
+            "frame_elements: the FE table is empty; the component sets it from the inventory before initializing the model"
+        )
+    width = model.get_dim("nD")
+    if not model.has_param("fe_map"):
+        model.set_param("fe_map", model.ops.asarray2f(numpy.eye(width, dtype="f")))
+    if not model.has_param("no_fe"):
+        rng = numpy.random.default_rng(0)
+        model.set_param("no_fe", model.ops.asarray1f(rng.normal(0, 1 / numpy.sqrt(width), width).astype("f")))
+
+
+def set_fe_vectors(options: Model, vectors: numpy.ndarray) -> None:
+    """Set the FE table's vectors (rows 1..; row 0 is "no FE") of the option layer."""
+    vectors = numpy.asarray(vectors, dtype="f")
+    if vectors.ndim != 2 or not len(vectors):
+        raise ValueError(f"frame_elements: FE vectors must be a non-empty matrix, got shape {vectors.shape}")
+    if vectors.shape[1] != options.get_dim("nD"):
+        raise ValueError(
+            f"frame_elements: FE vectors of width {vectors.shape[1]}, the model's are {options.get_dim('nD')}"
+        )
+    options.set_param("fe_vectors", options.ops.asarray2f(vectors))
+
+
+def option_scores_forward(model: Model, X, is_train: bool):
+    """(n_rows, most options) scores of SpanVectors X; the backprop gives the span vectors'
+    gradient and adds the FE table's."""
+    ops, (vectors, candidates) = model.ops, X
+    n_opts = max((len(opts) for opts in candidates.options), default=1)
+    plan, order = option_groups(candidates)
     fe_vectors, fe_map = model.get_param("fe_vectors"), model.get_param("fe_map")
-    # the table's rows this batch's options name ("no FE" first): the others' scores are
-    # never read and their gradient is zero, so they are not computed
-    used = numpy.unique(numpy.concatenate([[0]] + [opts for opts, _, _ in plan]))
+    # only the table rows this batch's options name ("no FE" first): the others' scores
+    # are never read and their gradient is zero
+    used = numpy.unique(numpy.concatenate([[0]] + [opts for opts, _ in plan]).astype("int64"))
     if used[-1] > len(fe_vectors):
         raise ValueError(f"frame_elements: option {used[-1]} is not in the FE table ({len(fe_vectors)} FEs)")
     used_fes = ops.asarray1i((used[1:] - 1).astype("int32"))
     table = ops.xp.concatenate([model.get_param("no_fe")[None, :], fe_vectors[used_fes] @ fe_map])
-    # the kept rows in group order: each group one contiguous block, one gather and one
-    # scatter for the whole batch
+    table_unit, bp_table = l2_normalize(ops, table)
+    plan = [(ops.asarray1i(numpy.searchsorted(used, opts).astype("int32")), bounds) for opts, bounds in plan]
     order_xp = ops.asarray1i(order.astype("int32"))
-    rows_xp = ops.asarray1i(kept[order].astype("int32"))
-    spans_grouped = spans_unit[order_xp]
+    grouped_vectors = vectors[order_xp]
     grouped = ops.alloc2f(len(order), n_opts)
-    # each group's options as rows of that table
-    plan = [(ops.asarray1i(numpy.searchsorted(used, opts)), frame, first, last) for opts, frame, (first, last) in plan]
-    queries = []
-    if with_frames:
-        # each group's queries: its options' rows shifted by its frame's vector, mapped
-        frame_matrix = ops.asarray2f(row_frames[1])
-        shift_fe = frame_matrix @ model.get_param("frame_query")
-        shift_none = frame_matrix @ model.get_param("frame_no_fe")
-        for opts, frame, _, _ in plan:
-            shifted = table[opts] + shift_fe[frame][None, :]
-            shifted[0] = table[0] + shift_none[frame]
-            queries.append(l2_normalize(ops, shifted))
-    else:
-        table_unit, bp_table_norm = l2_normalize(ops, table)
-        queries = [(table_unit[opts], None) for opts, _, _, _ in plan]
-    grouped_mask = ops.alloc2f(len(order), n_opts)
-    for (opts, _, first, last), (unit, _) in zip(plan, queries):
-        grouped[first:last, : len(opts)] = spans_grouped[first:last] @ unit.T
-        grouped_mask[first:last, : len(opts)] = 1.0
-    scores = ops.alloc2f(len(options), n_opts)
-    mask = ops.alloc2f(len(options), n_opts)
-    scores[rows_xp] = grouped
-    mask[rows_xp] = grouped_mask
+    for opts, (first, last) in plan:
+        grouped[first:last, : len(opts)] = grouped_vectors[first:last] @ table_unit[opts].T
+    scores = ops.alloc2f(len(vectors), n_opts)
+    scores[order_xp] = grouped
 
     def backprop(d_scores: Floats2d) -> Floats2d:
-        d_grouped = d_scores[rows_xp]
-        d_spans_grouped = ops.alloc2f(*spans_grouped.shape)
-        if with_frames:
-            d_table = ops.alloc2f(*table.shape)
-            d_shift_fe, d_shift_none = ops.alloc2f(*shift_fe.shape), ops.alloc2f(*shift_none.shape)
-        else:
-            d_table_unit = ops.alloc2f(*table_unit.shape)
-        for (opts, frame, first, last), (unit, bp_unit) in zip(plan, queries):
+        d_grouped = d_scores[order_xp]
+        d_grouped_vectors = ops.alloc2f(*grouped_vectors.shape)
+        d_table_unit = ops.alloc2f(*table_unit.shape)
+        for opts, (first, last) in plan:
             d_group = d_grouped[first:last, : len(opts)]
-            d_spans_grouped[first:last] = d_group @ unit
-            d_unit = d_group.T @ spans_grouped[first:last]
-            if with_frames:
-                d_shifted = bp_unit(d_unit)
-                ops.xp.add.at(d_table, opts, d_shifted)
-                d_shift_none[frame] += d_shifted[0]
-                d_shift_fe[frame] += d_shifted[1:].sum(axis=0)
-            else:
-                ops.xp.add.at(d_table_unit, opts, d_unit)
-        if with_frames:
-            model.inc_grad("frame_query", frame_matrix.T @ d_shift_fe)
-            model.inc_grad("frame_no_fe", frame_matrix.T @ d_shift_none)
-        else:
-            d_table = bp_table_norm(d_table_unit)
+            d_grouped_vectors[first:last] = d_group @ table_unit[opts]
+            ops.xp.add.at(d_table_unit, opts, d_group.T @ grouped_vectors[first:last])
+        d_table = bp_table(d_table_unit)
         model.inc_grad("no_fe", d_table[0])
         model.inc_grad("fe_map", fe_vectors[used_fes].T @ d_table[1:])
-        if model.attrs["learn_fe_vectors"]:
-            d_fe_vectors = ops.alloc2f(*fe_vectors.shape)
-            d_fe_vectors[used_fes] = d_table[1:] @ fe_map.T
-            model.inc_grad("fe_vectors", d_fe_vectors)
-        d_spans_unit = ops.alloc2f(*spans_unit.shape)
-        d_spans_unit[order_xp] = d_spans_grouped
-        return d_spans_unit
+        d_fe_vectors = ops.alloc2f(*fe_vectors.shape)
+        d_fe_vectors[used_fes] = d_table[1:] @ fe_map.T
+        model.inc_grad("fe_vectors", d_fe_vectors)
+        d_vectors = ops.alloc2f(*vectors.shape)
+        d_vectors[order_xp] = d_grouped_vectors
+        return d_vectors
 
-    return (scores, mask), backprop
+    return scores, backprop
 
 
-def option_groups(options: Sequence[Sequence[int]], kept: numpy.ndarray, frame_of: numpy.ndarray):
-    """The kept rows grouped by their options (and, with frame-aware queries, their
-    frame): rows with the same options (a target's rows, or every target of one frame)
-    are scored with one matrix product, with no (rows x options x width) gather, so a long
-    doc's hundreds of thousands of rows stay cheap. Returns ([(options, frame, (first,
-    last))], order): `order` lists the kept rows' positions among the kept, group after
-    group, and each group's [first, last) slice of it. Rows are grouped by list object
-    first (the component passes one list per target; no Python step per row), then merged
-    by content."""
-    ids = numpy.fromiter(map(id, map(options.__getitem__, kept.tolist())), dtype="int64", count=len(kept))
-    frames = frame_of[kept]
-    by_object = numpy.lexsort((frames, ids))
-    change = numpy.flatnonzero(
-        (ids[by_object][1:] != ids[by_object][:-1]) | (frames[by_object][1:] != frames[by_object][:-1])
-    )
-    bounds = [0, *(change + 1).tolist(), len(by_object)] if len(by_object) else [0]
-    groups: Dict[Tuple[Tuple[int, ...], int], List[numpy.ndarray]] = {}
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        opts = options[int(kept[by_object[first]])]
-        if not len(opts) or opts[0] != 0:
-            raise ValueError("frame_elements: every row's options start with 0, the no-FE option")
-        key = (tuple(int(o) for o in opts), int(frames[by_object[first]]))
-        groups.setdefault(key, []).append(by_object[first:last])
+def option_groups(candidates) -> Tuple[List[Tuple[numpy.ndarray, Tuple[int, int]]], numpy.ndarray]:
+    """The rows grouped by their target's options: ([(options, (first, last))], order), where
+    `order` lists the rows group after group and each group is its [first, last) slice of
+    it. Groups follow their first row, each group's rows in order, so the backprop's sums
+    never depend on the batch's layout."""
+    sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
+    starts = numpy.cumsum(sizes) - sizes
+    groups: Dict[Tuple[int, ...], List[int]] = {}
+    for t, opts in enumerate(candidates.options):
+        if sizes[t]:
+            groups.setdefault(tuple(int(o) for o in opts), []).append(t)
     plan, pieces, offset = [], [], 0
-    # groups by their first row and each group's rows in order, not in the order of the
-    # lists' addresses: the backprop's sums then never depend on the memory layout
-    ordered = [(numpy.sort(numpy.concatenate(members)), key) for key, members in groups.items()]
-    for rows_, (opts, frame) in sorted(ordered, key=lambda item: int(item[0][0])):
-        plan.append((numpy.asarray(opts, dtype="int64"), frame, (offset, offset + len(rows_))))
-        pieces.append(rows_)
-        offset += len(rows_)
-    order = numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64")
-    return plan, order
+    for opts, targets in groups.items():  # dicts keep insertion order: by first row
+        rows = numpy.concatenate([numpy.arange(starts[t], starts[t] + sizes[t]) for t in targets])
+        plan.append((numpy.asarray(opts, dtype="int64"), (offset, offset + len(rows))))
+        pieces.append(rows)
+        offset += len(rows)
+    return plan, (numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64"))
+
+
+def fe_table_size(options: Model) -> Optional[int]:
+    """The number of FE vectors in the option layer's table (None before it is set)."""
+    return len(options.get_param("fe_vectors")) if options.has_param("fe_vectors") else None

@@ -8,6 +8,14 @@ A component subclasses `FramesPipe` and implements `predict`, `set_annotations`,
 backprop), which returns the batch's loss or None when the batch holds nothing it learns
 from (its listener must then still be called: `sharing.skip_batch`).
 
+Run-time settings: a component names in `runtime_settings` the cfg keys (factory
+arguments) that only steer prediction, such as cut-offs, decoding or the ranking length.
+At load they keep the values the component was built with from the config, so
+`spacy.load(path, config={"components": {name: {key: value}}})` changes them; whatever
+else cfg holds (labels, fitted state, training settings) comes from the saved cfg. Code
+that changes a run-time setting of a built pipeline goes through `set_runtime_settings`,
+which writes it to the pipeline's config as well, so the saved config.cfg carries it.
+
 A file that cannot be read (missing, truncated, corrupted) raises `ModelDataError`,
 naming the file and saying to reinstall or retrain, instead of msgpack's or torch's
 bare message.
@@ -18,6 +26,7 @@ from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Tu
 
 import srsly
 from spacy import util
+from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -77,6 +86,9 @@ class FramesPipe(TrainablePipe):
 
     Serialization: to_bytes / from_bytes / to_disk / from_disk of "cfg", "vocab", the
     pieces that `_extra_state` names (in order, between vocab and model) and "model"."""
+
+    # cfg keys that only steer prediction (see the module docstring and `_set_cfg`)
+    runtime_settings: Tuple[str, ...] = ()
 
     def __init__(self, vocab: Vocab, model: Model, name: str, cfg: Dict[str, Any], scorer: Optional[Callable]) -> None:
         install_extensions()
@@ -166,7 +178,12 @@ class FramesPipe(TrainablePipe):
         """Derive state from the loaded weights."""
 
     def _set_cfg(self, data: Dict[str, Any]) -> None:
+        # The component was built from the config (config.cfg with the load-time overrides):
+        # its run-time settings keep those values, or an override could never take effect;
+        # the rest of the saved cfg is what training and fitting left.
+        built = {key: self.cfg[key] for key in self.runtime_settings if key in self.cfg}
         self.cfg.update(data)
+        self.cfg.update(built)
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         self._before_save()
@@ -232,6 +249,31 @@ class CfgLabels:
     @property
     def label_data(self) -> List[str]:
         return list(self.labels)
+
+
+def set_runtime_settings(nlp: Language, name: str, settings: Dict[str, Any]) -> None:
+    """Set run-time settings of the component `name` of `nlp`: in its cfg (what it uses
+    now) and in the pipeline's config (what config.cfg saves, so that the pipeline loads
+    with them). Only keys of the component's `runtime_settings`."""
+    pipe = nlp.get_pipe(name)
+    allowed = getattr(pipe, "runtime_settings", ())
+    unknown = [key for key in settings if key not in allowed]
+    if unknown:
+        raise ValueError(f"[{name}] {unknown}: not run-time settings of the component (those are {list(allowed)})")
+    pipe.cfg.update(settings)
+    # nlp.config rebuilds its "components" from these configs on every access
+    nlp.get_pipe_config(name).update(settings)
+
+
+def set_config_block(nlp: Language, name: str, block: str, values: Dict[str, Any]) -> None:
+    """Update a registered block of the component `name`'s config (its suggester's
+    settings, say; a key the block lacks is added): config.cfg saves it and a loaded
+    pipeline builds the block from it. The built component is left as it is."""
+    pipe_config = nlp.get_pipe_config(name)
+    section = pipe_config.get(block)
+    if not isinstance(section, dict):
+        raise ValueError(f"{name} has no block '{block}' in its config")
+    pipe_config[block] = {**section, **values}
 
 
 def finish_update_params(

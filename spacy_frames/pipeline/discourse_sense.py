@@ -105,8 +105,8 @@ def make_discourse_sense(
         wordpieces a pair when padded (a listener's whole docs: a longer doc goes alone).
     decoding (str): "joint" (best hierarchy path by the summed log-probabilities of
         the trained heads) or "top-down" (the level-1 head's sense, then the best path
-        below it). A prediction-time choice: not saved with the weights, so it can be
-        changed at load time (spacy.load(..., config=...)).
+        below it). A run-time setting: the config's value is used at load time, so
+        spacy.load(..., config=...) changes it.
     separator (str): the encoder's separator token (e.g. "[SEP]"), put between Arg1 and
         Arg2 so that the encoder reads a pair as Long & Webber's "[CLS] Arg1 [SEP] Arg2
         [SEP]" ("" = none). The training reader must put the same text there
@@ -142,6 +142,8 @@ def make_discourse_sense_scorer() -> Callable:
 class DiscourseSense(CfgLabels, FramesPipe):
     """Discourse relation senses of argument pairs (see module docstring)."""
 
+    runtime_settings = ("decoding",)
+
     def __init__(
         self,
         vocab: Vocab,
@@ -174,10 +176,10 @@ class DiscourseSense(CfgLabels, FramesPipe):
             "augmented_weight": float(augmented_weight),
             "max_pairs_per_batch": int(max_pairs_per_batch),
             "separator": str(separator),
+            "decoding": decoding,
             "labels": [],
         }
         super().__init__(vocab, model, name, cfg, scorer)
-        self.decoding = decoding  # not in cfg: a prediction-time setting, taken from the config
         self.contrastive = contrastive if contrastive is not None else HierarchicalContrastiveLoss()
         self.suggester = suggester if suggester is not None else build_argument_pair_suggester()
         self.hierarchy = SenseHierarchy()
@@ -280,6 +282,10 @@ class DiscourseSense(CfgLabels, FramesPipe):
         senses, scores = self.decode(logits)
         for i, sense, score in zip(chosen, senses, scores):
             relations[i] = self.relation(*flat[i][1], sense, score)
+
+    @property
+    def decoding(self) -> str:
+        return self.cfg["decoding"]
 
     @property
     def encodes_pairs(self) -> bool:
@@ -444,7 +450,7 @@ class DiscourseSense(CfgLabels, FramesPipe):
 
     # -- serialization (pipeline/base.py): cfg, vocab, model ---------------------------
     def _set_cfg(self, data: Dict[str, Any]) -> None:
-        self.cfg.update(data)
+        super()._set_cfg(data)
         self._tables = None
 
     def _before_model_load(self) -> None:

@@ -1,123 +1,138 @@
-"""frame_elements' FE table: the frame inventory it reads (frame_identifier's) and the
-rows of its model's FE query table.
+"""frame_elements' FE table and the frame inventory it reads.
 
-`FETableMixin` is the part of the `FrameElements` component that keeps the FE table in step
-with the inventory: built from it at initialization (each FE definition encoded by
-frame_identifier's definition encoder, or one learned row per FE name with
-fe_queries = "labels"), extended when a frame is added, rebuilt when the inventory is
-swapped, and indexed per frame (`_frame_options`: the model rows of a frame's FEs;
-`frame_excludes`: FrameNet's Excludes pairs).
+The frame inventory belongs to frame_identifier (the component `inventory_component`
+names); frame_elements reads it through the owner interface of `inventory_link.py` and
+never saves a copy. The model's FE table has one learned vector per FE name, shared by
+every frame with an FE of that name (FrameNet reuses names: Agent, Time, Place, ...), so
+`fe_names[i]` is the name of table row i + 1 (row 0 is "no FE"). `FETableMixin` keeps the
+table in step with the inventory: built at initialization, grown when a frame with new FE
+names is added or another inventory is swapped in (a new name's vector starts random and
+is untrained, so such FEs are rarely predicted: see docs/frame_elements.md), and indexed
+per frame (`_frame_options`: the table rows of a frame's FEs; `frame_excludes`: FrameNet's
+Excludes pairs).
 """
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy
 
 from ..inventory.frames import FrameInventory
-from ..ml.frame_elements import fe_table_node, set_fe_vectors
+from ..ml.fe_options import set_fe_vectors
 
 
 class FETableMixin:
     """The FE table and inventory side of FrameElements (see the module docstring)."""
 
-    fe_table: List[Tuple[str, str]]
-    _owner: Optional[Any]
+    fe_names: List[str]
+    inventory_owner: Optional[Any]
     _options: Optional[Dict[str, List[int]]]
     _indexed: Optional[FrameInventory]
     _excludes: Dict[str, Dict[str, Set[str]]]
-    _warned: Set[str]
 
     @property
     def labels(self) -> Tuple[str, ...]:
-        return tuple(sorted({fe for _, fe in self.fe_table}))
+        return tuple(sorted(self.fe_names))
 
     @property
     def label_data(self) -> List[str]:
         return list(self.labels)
 
     @property
-    def _by_label(self) -> bool:
-        return self.cfg["fe_queries"] == "labels"
+    def _option_layer(self):
+        return self.model.get_ref("options")
 
-    # -- the frame inventory: the encoder component's -------------------------------------
+    # -- the owner of the frame inventory ---------------------------------------------------
     @property
     def inventory(self) -> FrameInventory:
-        """The frame inventory: the encoder component's (frame_identifier's)."""
+        """The frame inventory: the inventory component's (frame_identifier's)."""
         return self._require_owner().inventory
 
     def link_inventory(self, owner: Any) -> None:
-        """Read `owner`'s frame inventory and encode with its definition encoder; `owner` is
-        the component named by encoder_component (frame_identifier's `find_listeners` and
-        `initialize` link them)."""
-        if owner is not self._owner:
-            self._owner = owner
+        """Read `owner`'s frame inventory (frame_identifier's `find_listeners` and this
+        component's `initialize` link them)."""
+        if owner is not self.inventory_owner:
+            self.inventory_owner = owner
             self._index_table()
         owner.add_inventory_reader(self)
 
     def _require_owner(self) -> Any:
-        if self._owner is None:
+        if self.inventory_owner is None:
             raise ValueError(
-                f"[{self.name}] reads the frame inventory of encoder_component '{self.cfg['encoder_component']}', "
+                f"[{self.name}] reads the frame inventory of inventory_component '{self.cfg['inventory_component']}', "
                 "which is not linked: add frame_identifier before frame_elements in the pipeline "
                 "(a pipeline links them when it is built, initialized or loaded)."
             )
-        return self._owner
+        return self.inventory_owner
 
+    # -- what the owner tells its readers ----------------------------------------------------
     def frame_added(self, name: str) -> None:
-        """The owner added frame `name` to its inventory: its FEs' definitions are encoded
-        into the FE table (no retraining)."""
-        if self.fe_table:
-            keys, texts = self._fe_texts(self.inventory, [name])
-            encode = self._owner.encode_texts
-            if keys and self._by_label:
-                self._set_label_rows(keys, texts, encode)
-            elif keys:
-                old = fe_table_node(self.model).get_param("fe_vectors")
-                set_fe_vectors(
-                    self.model,
-                    numpy.concatenate([self.model.ops.to_numpy(old), numpy.asarray(encode(texts), dtype="float32")]),
-                )
-                self.fe_table.extend(keys)
+        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
+        if self.fe_names:
+            self._extend_table(self.inventory.fe_names(name))
         self._index_table()
 
     def check_inventory(self, inventory: FrameInventory) -> None:
         """Raise before the owner swaps in `inventory` when this component could not use it."""
-        if self.fe_table and not self._fe_texts(inventory, inventory.names)[0]:
+        if self.fe_names and not any(inventory.fe_names(frame) for frame in inventory.names):
             raise ValueError(
                 f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
             )
 
     def inventory_changed(self) -> None:
-        """The owner swapped in another inventory: the FE table is rebuilt from it."""
-        if self.fe_table:
-            self._build_table()
+        """The owner swapped in another inventory: its FE names join the table."""
+        if self.fe_names:
+            self._extend_table(self._inventory_fe_names(self.inventory))
         self._index_table()
 
+    # -- the table --------------------------------------------------------------------------
+    def _build_table(self) -> None:
+        """The FE table of the inventory's FE names, from scratch."""
+        names = self._inventory_fe_names(self.inventory)
+        if not names:
+            raise ValueError(
+                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
+            )
+        self.fe_names = []
+        self._extend_table(names)
+        self._index_table()
+
+    def _extend_table(self, names: Iterable[str]) -> None:
+        """Append the FE names the table lacks, each with a random vector (sorted, so the
+        table does not depend on the inventory's order)."""
+        known = set(self.fe_names)
+        new = sorted(set(names) - known)
+        if not new:
+            return
+        layer = self._option_layer
+        width = layer.get_dim("nD")
+        rng = numpy.random.default_rng(len(self.fe_names) + len(new))
+        current = layer.ops.to_numpy(layer.get_param("fe_vectors")) if self.fe_names else numpy.zeros((0, width), "f")
+        fresh = rng.normal(0, 1 / numpy.sqrt(width), (len(new), width))
+        set_fe_vectors(layer, numpy.concatenate([current, fresh]).astype("float32"))
+        self.fe_names = [*self.fe_names, *new]
+
+    @staticmethod
+    def _inventory_fe_names(inventory: FrameInventory) -> List[str]:
+        return sorted({fe for frame in inventory.names for fe in inventory.fe_names(frame)})
+
     def _index_table(self) -> None:
-        """Forget each frame's options (built again on first use from the table and the
-        inventory, `_frame_options`), its FE exclusions and the frames warned about."""
-        self._options = None
-        self._excludes = {}
-        self._warned = set()
+        """Forget each frame's options and FE exclusions (built again on first use)."""
+        self._options, self._excludes = None, {}
 
     @property
     def _frame_options(self) -> Dict[str, List[int]]:
-        """Each frame's options: the model rows of its FEs."""
+        """Each frame's options: the table rows of its FEs."""
         inventory = self.inventory
         if self._options is not None and inventory is self._indexed:
             return self._options
+        row_of = {fe: row for row, fe in enumerate(self.fe_names, start=1)}
         options: Dict[str, List[int]] = {}
-        if self._by_label:
-            row_of = {fe: row for row, (_, fe) in enumerate(self.fe_table, start=1)}
-            for frame in inventory.names:
-                rows = [row_of[fe] for fe in inventory.fe_names(frame) if fe in row_of]
-                if rows:
-                    options[frame] = rows
-        else:
-            for row, (frame, _) in enumerate(self.fe_table, start=1):
-                options.setdefault(frame, []).append(row)
+        for frame in inventory.names:
+            rows = [row_of[fe] for fe in inventory.fe_names(frame) if fe in row_of]
+            if rows:
+                options[frame] = rows
         if inventory is not self._indexed:
-            self._excludes, self._warned = {}, set()
+            self._excludes = {}
         self._options, self._indexed = options, inventory
         return options
 
@@ -131,64 +146,10 @@ class FETableMixin:
             self._excludes[frame] = pairs
         return self._excludes[frame]
 
-    @staticmethod
-    def _fe_texts(inventory: FrameInventory, frames: Iterable[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
-        keys = [(frame, fe) for frame in frames for fe in inventory.fe_names(frame)]
-        return keys, [inventory.fe_text(frame, fe) for frame, fe in keys]
-
+    # -- the owner's doors, from this component -------------------------------------------------
     def set_inventory(self, inventory: FrameInventory) -> None:
-        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner (frame_identifier)
-        and here: every FE definition is encoded into a new FE table, no retraining."""
+        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner and here."""
         self._require_owner().set_inventory(inventory)
-
-    def _build_table(self) -> None:
-        """The FE table of the inventory: every FE definition encoded with the owner's
-        `encode_texts` (fe_queries = "labels": the vectors of the FE names)."""
-        inventory, encode = self.inventory, self._owner.encode_texts
-        keys, texts = self._fe_texts(inventory, inventory.names)
-        if not keys:
-            raise ValueError(
-                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
-            )
-        if self._by_label:
-            self._set_label_rows(keys, texts, encode)
-        else:
-            set_fe_vectors(self.model, numpy.asarray(encode(texts), dtype="float32"))  # checks the width first
-            self.fe_table = keys
-        self._index_table()
-
-    def _set_label_rows(
-        self, keys: Sequence[Tuple[str, str]], texts: Sequence[str], encode: Callable[[Sequence[str]], numpy.ndarray]
-    ) -> None:
-        """fe_queries = "labels": one learned vector per FE name (shared by every frame
-        with that FE); vectors of names already known are kept. A new name starts random
-        (label_init = "random") or as the mean of its definitions' vectors ("definitions":
-        then a frame added at run time with FE names never trained still gets vectors in
-        the space the trained names live in)."""
-        old = (
-            {fe: i for i, (_, fe) in enumerate(self.fe_table)}
-            if fe_table_node(self.model).has_param("fe_vectors")
-            else {}
-        )
-        current = self.model.ops.to_numpy(fe_table_node(self.model).get_param("fe_vectors")) if old else None
-        new = [(i, fe) for i, (_, fe) in enumerate(keys) if fe not in old]
-        by_name: Dict[str, List[numpy.ndarray]] = {}
-        if self.cfg["label_init"] == "definitions" and new:
-            encoded = numpy.asarray(encode([texts[i] for i, _ in new]), dtype="float32")
-            for (_, fe), vector in zip(new, encoded):
-                by_name.setdefault(fe, []).append(vector)
-        width = current.shape[1] if current is not None else numpy.asarray(encode(["frame element"])).shape[1]
-        names = list(dict.fromkeys([*(fe for _, fe in self.fe_table if fe in old), *sorted({fe for _, fe in keys})]))
-        rng = numpy.random.default_rng(len(names))
-
-        def start(name: str) -> numpy.ndarray:
-            if name in by_name:
-                return numpy.mean(by_name[name], axis=0)
-            return rng.normal(0, 1 / numpy.sqrt(width), width)
-
-        vectors = numpy.stack([current[old[n]] if n in old else start(n) for n in names]).astype("float32")
-        set_fe_vectors(self.model, vectors)
-        self.fe_table = [("*", n) for n in names]
 
     def add_frame(
         self,
@@ -199,13 +160,13 @@ class FETableMixin:
         parents: Iterable[str] = (),
     ) -> None:
         """Add a frame with its FEs (FEDef or dicts) at run time, to the owner's inventory
-        (`FrameIdentifier.add_frame`, which tells this component)."""
+        (which tells this component)."""
         self._require_owner().add_frame(
             name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
         )
 
     def _require_table(self) -> None:
-        if not self.fe_table or not fe_table_node(self.model).has_param("fe_vectors"):
+        if not self.fe_names or not self._option_layer.has_param("fe_vectors"):
             raise ValueError(
                 f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
                 '([initialize.components.frame_elements.frames] @misc = "spacy-frames.frame_inventory.v1").'

@@ -1,33 +1,27 @@
-"""frame_elements: the arguments of every frame target, matched against FE definitions.
+"""frame_elements: the arguments of every frame target.
 
-COFFTEA's target-vs-definition matching carried one level down. For each frame span of
-`doc.spans[spans_key]` (frame_identifier's output, or frames the caller put there) the
-suggester (`spacy-frames.fe_candidate_suggester.v1`) proposes candidate spans of its
-sentence; the model (`spacy-frames.FrameElementScorer.v1`) scores each candidate, as
-seen from its target, against "no FE" and the definitions of the FEs of the target's
-frame only; per target the decoder (`span_decoding`) keeps the best valid set: no two
-FEs overlap, each FE at most `max_pieces` times (in pieces that never touch), no two FEs
-that FrameNet's Excludes forbids together. An FE may be the target itself (FrameNet's
-incorporated FEs) when the suggester offers the target (`include_target`). With a pruner
-(the model's `prune_k`), training scores every gold row and the pruner's best, and adds the
-pruner's loss (`losses.frame_elements.span_pruner_loss`).
+For each frame span of `doc.spans[spans_key]` (frame_identifier's output, or frames the
+caller put there) the suggester (`spacy-frames.fe_candidate_suggester.v1`) proposes
+candidate spans of its sentence: short n-grams next to the target, every subtree of the
+dependency parse and the target itself (FrameNet's incorporated FEs: *president* is the
+Leader of Leadership). The model (`spacy-frames.FrameElementScorer.v3`) scores each
+candidate, as seen from its target, against "no FE" and the FEs of the target's frame
+only, each FE name a learned vector; per target the decoder (`span_decoding`) keeps the
+best valid set: no two FEs overlap, each FE at most `max_pieces` times (in pieces that
+never touch), no two FEs that FrameNet's Excludes forbids together.
 
-The frame inventory is frame_identifier's (the component named by `encoder_component`):
-frame_elements reads it, as a transformer listener reads its upstream transformer, linked
-by name when the pipeline is built, initialized or loaded (frame_identifier's
-`find_listeners`), and does not save a copy of it. The FE definitions ("Giving: Donor
-(core): The person that begins owning the Theme ...") are encoded by
-frame_identifier's frame-definition encoder (`FrameIdentifier.encode_texts`) and kept,
-frozen, in the model's FE table; frame_identifier tells frame_elements when its inventory
-changes, so frames added later (`add_frame` on either component or `spacy_frames.add_frame`,
-`set_inventory` with FrameNet 1.7) get frame elements with no retraining. Frames the
-component does not know get none, with one warning.
+The frame inventory is frame_identifier's (the component `inventory_component` names),
+read through `inventory_link.InventoryOwner` and never saved here. A frame added later
+(`spacy_frames.add_frame`, or another FrameNet release through `set_inventory`) gets frame
+elements at once; an FE name the model never trained on starts from a random vector and
+is rarely predicted (docs/frame_elements.md measures it). Frames the inventory does not
+know get none, with one warning.
 
 Output: every FE span in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to its
 target (`extensions.make_fe_span`); `target._.frame_elements` lists a target's FEs.
-Training reads the gold frames of `targets_key` (teacher forcing, as open-sesame's
-argument identification trains on gold frames) and the gold FEs of `fe_key`; docs
-without gold targets are skipped.
+Training reads the gold frames of `targets_key` (teacher forcing, as open-sesame trains
+argument identification on gold frames) and the gold FEs of `fe_key`; docs without gold
+targets are skipped.
 """
 
 import warnings
@@ -41,11 +35,12 @@ from spacy.training import Example, validate_get_examples
 from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
+from thinc.types import Floats2d
 
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
-from ..losses import FrameElementLoss, span_pruner_loss
-from ..ml.frame_elements import fe_table_node
+from ..losses import FrameElementLoss
+from ..ml.frame_elements import FECandidates, option_mask
 from ..scoring.frame_elements import score_frame_elements
 from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
@@ -59,22 +54,17 @@ from .span_decoding import decode
 # with a small CNN instead of the transformer listener so add_pipe works offline
 default_model_config = """
 [model]
-@architectures = "spacy-frames.FrameElementScorer.v1"
+@architectures = "spacy-frames.FrameElementScorer.v3"
 hidden_width = 512
-reduction = "mean"
-dropout = 0.1
-learn_fe_vectors = true
 token_width = 128
-on_target = true
+query_width = 384
+dropout = 0.1
 """ + default_tok2vec_config(384)
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
 DECODINGS = ("exact", "greedy")
-FE_QUERIES = ("definitions", "labels")
 GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
-# per model call in prediction (bounds a long doc's memory): the rows the span scorer
-# scores (with a pruner: the kept ones), and the candidate rows the pruner reads
+# candidate rows per model call in prediction (bounds a long doc's memory)
 MAX_ROWS = 20000
-MAX_CANDIDATE_ROWS = 200000
 
 
 @Language.factory(
@@ -86,14 +76,11 @@ MAX_CANDIDATE_ROWS = 200000
         "spans_key": FRAMES_KEY,
         "fe_key": FE_KEY,
         "targets_key": TARGETS_KEY,
-        "encoder_component": "frame_identifier",
-        "fe_queries": "labels",
-        "label_init": "random",
+        "inventory_component": "frame_identifier",
         "decoding": "exact",
         "use_excludes": True,
         "max_pieces": 1,
         "threshold": 0.0,
-        "negative_fraction": 1.0,
         "head_lr_scale": 30.0,
         "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
         "suggester": {
@@ -123,14 +110,11 @@ def make_frame_elements(
     spans_key: str,
     fe_key: str,
     targets_key: str,
-    encoder_component: str,
-    fe_queries: str,
-    label_init: str,
+    inventory_component: str,
     decoding: str,
     use_excludes: bool,
     max_pieces: int,
     threshold: float,
-    negative_fraction: float,
     head_lr_scale: float,
     loss: Callable,
     suggester: Callable,
@@ -138,27 +122,20 @@ def make_frame_elements(
 ) -> "FrameElements":
     """Create a frame_elements component.
 
-    model (Model): spacy-frames.FrameElementScorer.v1 (candidate spans vs FE definitions).
+    model (Model): spacy-frames.FrameElementScorer.v3.
     spans_key (str): doc.spans key of the frame spans whose FEs are labelled.
     fe_key (str): doc.spans key the FE spans are written to (and read from, gold).
     targets_key (str): doc.spans key of the gold targets (label = frame) in training data.
-    encoder_component (str): the component (frame_identifier) whose frame inventory this
-        one reads and whose definition encoder encodes the FE texts (its `encode_texts`)
-        when the FE table is built or extended.
-    fe_queries (str): "definitions" (the FE definitions as encoded, frozen; new frames work
-        without retraining) or "labels" (a learned vector per FE name: the baseline; the
-        model must then have learn_fe_vectors = true).
-    label_init (str): how a new FE name's vector starts with fe_queries = "labels":
-        "random" or "definitions" (the mean of its encoded definitions).
-    decoding (str): "exact" (best valid set per target) or "greedy" (by gain).
+    inventory_component (str): the component (frame_identifier) whose frame inventory this
+        one reads.
+    decoding (str): "exact" (the best valid set per target) or "greedy" (by gain).
     use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
     max_pieces (int): the most spans one FE of a target may have (2: a discontinuous FE,
         "[people] ... [who]", gets its second piece; pieces never touch).
-    threshold (float): gain (log p(FE) - log p(no FE)) a candidate must exceed.
-    negative_fraction (float): share of the no-FE candidate rows used per training batch.
-    head_lr_scale (float): learning-rate multiplier of the component's own weights (the
-        transformer's listener has none): trained jointly with a fine-tuned transformer at
-        its small learning rate, the fresh head needs a larger one.
+    threshold (float): the gain (log p(FE) - log p(no FE)) a candidate must exceed.
+    head_lr_scale (float): learning-rate multiplier of the component's own weights: trained
+        jointly with a fine-tuned transformer at its small learning rate, the fresh head
+        needs a larger one.
     loss (Callable): spacy-frames.FrameElementLoss.v1.
     suggester (Callable): candidate spans per target (spacy-frames.fe_candidate_suggester.v1).
     scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
@@ -170,14 +147,11 @@ def make_frame_elements(
         spans_key=spans_key,
         fe_key=fe_key,
         targets_key=targets_key,
-        encoder_component=encoder_component,
-        fe_queries=fe_queries,
-        label_init=label_init,
+        inventory_component=inventory_component,
         decoding=decoding,
         use_excludes=use_excludes,
         max_pieces=max_pieces,
         threshold=threshold,
-        negative_fraction=negative_fraction,
         head_lr_scale=head_lr_scale,
         loss=loss,
         suggester=suggester,
@@ -193,6 +167,8 @@ def make_frame_elements_scorer() -> Callable:
 class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
     """Label the frame elements of frame spans (see the module docstring)."""
 
+    runtime_settings = ("threshold", "decoding", "max_pieces", "use_excludes")
+
     def __init__(
         self,
         vocab: Vocab,
@@ -202,15 +178,12 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         spans_key: str = FRAMES_KEY,
         fe_key: str = FE_KEY,
         targets_key: str = TARGETS_KEY,
-        encoder_component: str = "frame_identifier",
-        fe_queries: str = "definitions",
-        label_init: str = "random",
+        inventory_component: str = "frame_identifier",
         decoding: str = "exact",
         use_excludes: bool = True,
         max_pieces: int = 1,
         threshold: float = 0.0,
-        negative_fraction: float = 1.0,
-        head_lr_scale: float = 1.0,
+        head_lr_scale: float = 30.0,
         loss: Optional[Callable] = None,
         suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
@@ -219,190 +192,94 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
         if max_pieces < 1:
             raise ValueError(f"frame_elements: max_pieces must be >= 1, got {max_pieces}")
-        if not 0.0 < negative_fraction <= 1.0:
-            raise ValueError(f"frame_elements: negative_fraction must be in (0, 1], got {negative_fraction}")
-        if label_init not in ("random", "definitions"):
-            raise ValueError(f"frame_elements: label_init must be 'random' or 'definitions', got {label_init!r}")
-        if fe_queries not in FE_QUERIES:
-            raise ValueError(f"frame_elements: fe_queries must be one of {FE_QUERIES}, got {fe_queries!r}")
-        if (fe_queries == "labels") != bool(model.attrs.get("learn_fe_vectors", False)):
-            raise ValueError(
-                'frame_elements: fe_queries = "labels" needs a model with learn_fe_vectors = true, and only it'
-            )
+        if head_lr_scale <= 0:
+            raise ValueError(f"frame_elements: head_lr_scale must be > 0, got {head_lr_scale}")
+        if not model.has_ref("options"):
+            raise ValueError("frame_elements: the model must be a spacy-frames.FrameElementScorer.v3")
         cfg: Dict[str, Any] = {
             "spans_key": spans_key,
             "fe_key": fe_key,
             "targets_key": targets_key,
-            "encoder_component": encoder_component,
-            "fe_queries": fe_queries,
-            "label_init": label_init,
+            "inventory_component": inventory_component,
             "decoding": decoding,
             "use_excludes": use_excludes,
             "max_pieces": max_pieces,
-            "threshold": threshold,
-            "negative_fraction": negative_fraction,
+            "threshold": float(threshold),
             "head_lr_scale": head_lr_scale,
         }
         super().__init__(vocab, model, name, cfg, scorer)
         self.loss = loss if loss is not None else FrameElementLoss()
         self.suggester = suggester if suggester is not None else build_fe_candidate_suggester()
-        self._owner: Optional[Any] = None  # the encoder component: the frame inventory's owner
-        self.fe_table: List[Tuple[str, str]] = []  # row i + 1 of the model's FE table: (frame, FE)
+        self.inventory_owner: Optional[Any] = None  # frame_identifier, linked by name
+        self.fe_names: List[str] = []  # row i + 1 of the model's FE table
         self._options: Optional[Dict[str, List[int]]] = None  # built from the table and the inventory
         self._indexed: Optional[FrameInventory] = None  # the inventory _options was built from
         self._excludes: Dict[str, Dict[str, Set[str]]] = {}
         self._warned: Set[str] = set()
-        self._rng = numpy.random.default_rng(0)
 
-    # -- candidates ------------------------------------------------------------------------
-    def _targets_and_rows(
-        self, docs: List[Doc], key: str
-    ) -> Tuple[List[List[Span]], List[numpy.ndarray], List[List[Tuple[int, int]]]]:
-        """Per doc: its targets with known frames that have FEs, the candidate rows of all
-        of them ((n, 4) ints; a target repeated at the same offsets gets its own copy of the
-        rows), and per target the [first, last) range of its rows."""
+    # -- candidates --------------------------------------------------------------------------
+    def _candidates(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], FECandidates]:
+        """Per doc its targets (the spans of `key` whose frames have FEs), and the batch's
+        candidate rows, each target's rows one after another (a target repeated at the
+        same offsets gets its own copy of them)."""
         suggested = self.suggester(docs, ops=self.model.ops, frames_key=key)
         data, lengths = to_numpy(suggested.dataXd).reshape(-1, 4), to_numpy(suggested.lengths)
-        targets, rows, ranges = [], [], []
+        frame_options = self._frame_options
+        targets, rows, sizes, options = [], [], [], []
         offset = 0
         for doc, n in zip(docs, lengths.tolist()):
-            suggested_rows = data[offset : offset + n]
+            doc_rows = data[offset : offset + n].astype("int64")
             offset += n
-            # the rows of each target's offsets: one stable sort by offsets, then a slice each
-            codes = suggested_rows[:, 0].astype("int64") * (len(doc) + 1) + suggested_rows[:, 1]
+            # each target's rows: one stable sort by target offsets, then a slice each
+            codes = doc_rows[:, 0] * (len(doc) + 1) + doc_rows[:, 1]
             order = numpy.argsort(codes, kind="stable")
-            sorted_codes = codes[order]
-            doc_targets = [t for t in (doc.spans[key] if key in doc.spans else []) if self._known(t.label_)]
+            doc_targets = [t for t in doc.spans.get(key, []) if self._known(t.label_, frame_options)]
             target_codes = numpy.asarray([t.start * (len(doc) + 1) + t.end for t in doc_targets], dtype="int64")
-            firsts = numpy.searchsorted(sorted_codes, target_codes)
-            lasts = numpy.searchsorted(sorted_codes, target_codes + 1)
-            sizes = lasts - firsts
-            # each target's slice of the sorted rows, in target order
-            picked = numpy.repeat(firsts - numpy.cumsum(sizes) + sizes, sizes) + numpy.arange(sizes.sum())
-            ends = numpy.cumsum(sizes).tolist()
+            firsts = numpy.searchsorted(codes[order], target_codes)
+            counts = numpy.searchsorted(codes[order], target_codes + 1) - firsts
+            picked = numpy.repeat(firsts - numpy.cumsum(counts) + counts, counts) + numpy.arange(counts.sum())
             targets.append(doc_targets)
-            rows.append(suggested_rows[order[picked]].astype("int64").reshape(-1, 4))
-            ranges.append(list(zip([0] + ends[:-1], ends)))
-        return targets, rows, ranges
+            rows.append(doc_rows[order[picked]].reshape(-1, 4))
+            sizes.extend(counts.tolist())
+            options.extend(numpy.asarray([0] + frame_options[t.label_], dtype="int64") for t in doc_targets)
+        return targets, FECandidates(docs, rows, numpy.asarray(sizes, dtype="int64"), options)
 
-    def _known(self, frame: str) -> bool:
-        if frame in self._frame_options:
+    def _known(self, frame: str, frame_options: Dict[str, List[int]]) -> bool:
+        if frame in frame_options:
             return True
         if frame not in self.inventory and frame not in self._warned:
             self._warned.add(frame)
             warnings.warn(
                 f"[{self.name}] frame '{frame}' is not in the frame inventory: its targets get no frame elements.",
-                stacklevel=2,
+                stacklevel=3,
             )
         return False
 
-    def _options_of(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]) -> List[List[int]]:
-        options = []
-        for doc_targets, doc_ranges in zip(targets, ranges):
-            for target, (first, last) in zip(doc_targets, doc_ranges):
-                opts = [0] + self._frame_options[target.label_]
-                options.extend([opts] * (last - first))
-        return options
-
-    def _most_options(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]) -> int:
-        """The longest of `_options_of`'s lists, read per target, not per row."""
-        return max(
-            (
-                1 + len(self._frame_options[target.label_])
-                for doc_targets, doc_ranges in zip(targets, ranges)
-                for target, (first, last) in zip(doc_targets, doc_ranges)
-                if last > first
-            ),
-            default=1,
-        )
-
-    # -- prediction -----------------------------------------------------------------------------
+    # -- prediction ----------------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
+        """The targets, their candidates and each candidate row's scores (n_rows, most
+        options), from model calls of at most MAX_ROWS rows (docs grouped up to it; a longer
+        doc cut between its targets)."""
         docs = list(docs)
         self._require_table()
-        targets, rows, ranges = self._targets_and_rows(docs, self.cfg["spans_key"])
-        options = self._options_of(targets, ranges)
-        frames = self._row_frames(targets, ranges)
-        return {
-            "targets": targets,
-            "rows": rows,
-            "ranges": ranges,
-            "options": options,
-            **dict(
-                zip(("scores", "kept"), self._scores(docs, rows, options, self._most_options(targets, ranges), frames))
-            ),
-        }
-
-    def _row_frames(self, targets: List[List[Span]], ranges: List[List[Tuple[int, int]]]):
-        """With frame-aware queries (the model's `frame_queries`): per row the index of its
-        target's frame in the matrix of the batch's frames' definition vectors, and that
-        matrix (frame_identifier's encodings); else None."""
-        if not self.model.attrs.get("frame_queries", False):
-            return None
-        names: Dict[str, int] = {}
-        index = [
-            numpy.full(last - first, names.setdefault(target.label_, len(names)), dtype="int64")
-            for doc_targets, doc_ranges in zip(targets, ranges)
-            for target, (first, last) in zip(doc_targets, doc_ranges)
-        ]
-        index_array = numpy.concatenate(index) if index else numpy.zeros(0, dtype="int64")
-        width = fe_table_node(self.model).get_param("fe_vectors").shape[1]
-        vectors = self._require_owner().frame_definition_vectors(list(names)) if names else numpy.zeros((0, width), "f")
-        return index_array, numpy.asarray(vectors, dtype="float32")
-
-    def _scores(
-        self, docs: List[Doc], rows: List[numpy.ndarray], options: List[List[int]], width: int, frames=None
-    ) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """The scored rows' scores (n_scored, width: the most options of a row) and which
-        rows were scored (pruning drops the others), from model calls of at most MAX_ROWS
-        scored rows and MAX_CANDIDATE_ROWS rows (docs are grouped up to them; a longer doc is
-        cut into pieces between its targets, so each target's rows are pruned together)."""
-        out: List[numpy.ndarray] = [numpy.zeros((0, width), dtype="f")]
-        kept: List[numpy.ndarray] = [numpy.zeros(0, dtype=bool)]
-        batch_docs: List[Doc] = []
-        batch_rows: List[numpy.ndarray] = []
-        done = [0]
-
-        def flush() -> None:
-            n = sum(len(r) for r in batch_rows)
-            if n:
-                first = done[0]
-                chunk_frames = None if frames is None else (frames[0][first : first + n], frames[1])
-                scores, mask, _ = self.model.predict(
-                    (batch_docs, batch_rows, options[first : first + n], None, chunk_frames)
-                )
-                scored = self.model.ops.to_numpy(mask)[:, 0] > 0
-                block = numpy.zeros((int(scored.sum()), width), dtype="f")
-                block[:, : scores.shape[1]] = self.model.ops.to_numpy(scores)[scored]
-                out.append(block)
-                kept.append(scored)
-                done[0] += n
-            batch_docs.clear()
-            batch_rows.clear()
-
-        keep = self.model.attrs.get("prune_k", 0)
-        n_scored = n_rows = 0
-        for doc, doc_rows_ in zip(docs, rows):
-            for piece in _pieces_between_targets(doc_rows_, MAX_ROWS, keep):
-                piece_scored = _n_scored(piece, keep)
-                if n_scored + piece_scored > MAX_ROWS or n_rows + len(piece) > MAX_CANDIDATE_ROWS:
-                    flush()
-                    n_scored = n_rows = 0
-                batch_docs.append(doc)
-                batch_rows.append(piece)
-                n_scored, n_rows = n_scored + piece_scored, n_rows + len(piece)
-        flush()
-        return numpy.concatenate(out), numpy.concatenate(kept)
+        targets, candidates = self._candidates(docs, self.cfg["spans_key"])
+        width = max((len(opts) for opts in candidates.options), default=1)
+        blocks = [numpy.zeros((0, width), dtype="f")]
+        for chunk in row_chunks(candidates, MAX_ROWS):
+            scores = self.model.ops.to_numpy(self.model.predict(chunk))
+            block = numpy.zeros((len(scores), width), dtype="f")
+            block[:, : scores.shape[1]] = scores
+            blocks.append(block)
+        return {"targets": targets, "candidates": candidates, "scores": numpy.concatenate(blocks)}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
-        candidates = self._positive_candidates(predictions, getattr(self.loss, "temperature", 1.0))
-        fe_names = numpy.asarray([fe for _, fe in self.fe_table] or [""], dtype=object)
-        decoding, max_pieces = self.cfg["decoding"], self.cfg.get("max_pieces", 1)
-        for doc, doc_targets, doc_candidates in zip(docs, predictions["targets"], candidates):
+        fe_names = numpy.asarray(self.fe_names or [""], dtype=object)
+        decoding, max_pieces = self.cfg["decoding"], self.cfg["max_pieces"]
+        per_target = iter(self._positive_candidates(predictions))
+        for doc, doc_targets in zip(docs, predictions["targets"]):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
-            for target, (start, end, label, gain) in zip(doc_targets, doc_candidates):
-                if not len(gain):
-                    continue
+            for target in doc_targets:
+                start, end, label, gain = next(per_target)
                 cands = list(zip(start.tolist(), end.tolist(), fe_names[label - 1].tolist(), gain.tolist()))
                 for fe_start, fe_end, fe_label, _ in decode(
                     cands, decoding, self.frame_excludes(target.label_), max_pieces
@@ -410,39 +287,29 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
                     group.append(make_fe_span(target, fe_start, fe_end, fe_label))
             doc.spans[self.cfg["fe_key"]] = group
 
-    def _positive_candidates(self, predictions: Dict[str, Any], temperature: float) -> List[List[Tuple]]:
-        """Per doc, per target: its candidates with a positive gain over "no FE" beyond the
-        threshold, as arrays (span starts, span ends, FE table rows, gains), from one pass over
-        the batch's scored rows (a doc's targets' rows follow each other, as do the docs')."""
-        options, kept, scores = predictions["options"], predictions["kept"], predictions["scores"]
-        doc_rows = [numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in predictions["rows"]]
-        offsets = numpy.cumsum([0] + [len(r) for r in doc_rows])
-        ranges = [(o + a, o + b) for o, doc_ranges in zip(offsets, predictions["ranges"]) for a, b in doc_ranges]
-        all_rows = numpy.concatenate(doc_rows) if doc_rows else numpy.zeros((0, 4), dtype="int64")
-        # a target's rows share its frame's options (a target without rows has none)
-        target_options = [options[first] if last > first else [0] for first, last in ranges]
-        n_opts = numpy.asarray([len(opts) for opts in target_options], dtype="int64")
-        sizes = numpy.asarray([last - first for first, last in ranges], dtype="int64")
-        rows = numpy.flatnonzero(kept)  # pruned rows are never taken
-        target_of_row = numpy.repeat(numpy.arange(len(ranges)), sizes)[rows]
-        block = scores[(numpy.cumsum(kept) - 1)[rows]]  # `scores` holds the scored rows only
-        # the gain over "no FE" beyond the threshold, of each of the row's frame's FEs: the
-        # decoders keep positive gains
-        gains = (block[:, 1:] - block[:, :1]) / temperature - self.cfg["threshold"]
-        exists = numpy.arange(gains.shape[1])[None, :] < (n_opts[target_of_row] - 1)[:, None]
+    def _positive_candidates(self, predictions: Dict[str, Any]) -> List[Tuple[numpy.ndarray, ...]]:
+        """Per target, in order: its candidates whose gain over "no FE" exceeds the
+        threshold, as arrays (span starts, span ends, FE table rows, gains), from one pass
+        over the batch's rows."""
+        candidates, scores = predictions["candidates"], predictions["scores"]
+        sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
+        n_targets = len(sizes)
+        target_of_row = numpy.repeat(numpy.arange(n_targets), sizes)
+        temperature = getattr(self.loss, "temperature", 1.0)
+        gains = (scores[:, 1:] - scores[:, :1]) / temperature - self.cfg["threshold"]
+        mask = option_mask(self.model.ops, candidates, scores.shape[1])
+        exists = self.model.ops.to_numpy(mask)[:, 1:] > 0
         row, option = numpy.nonzero((gains > 0) & exists)
         target = target_of_row[row]
-        option_rows = numpy.zeros((len(ranges), int(n_opts.max(initial=1))), dtype="int64")
-        for i, opts in enumerate(target_options):
-            option_rows[i, : len(opts)] = opts
-        rows = rows[row]
-        fields = (all_rows[rows, 2], all_rows[rows, 3], option_rows[target, option + 1], gains[row, option])
-        bounds = numpy.searchsorted(target, numpy.arange(len(ranges) + 1))
-        per_target = [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
-        firsts = numpy.cumsum([0] + [len(doc_ranges) for doc_ranges in predictions["ranges"]])
-        return [per_target[a:b] for a, b in zip(firsts[:-1], firsts[1:])]
+        option_rows = numpy.zeros((n_targets, scores.shape[1]), dtype="int64")
+        for t, opts in enumerate(candidates.options):
+            option_rows[t, : len(opts)] = opts
+        flat = numpy.concatenate(candidates.rows) if candidates.rows else numpy.zeros((0, 4), dtype="int64")
+        fields = (flat[row, 2], flat[row, 3], option_rows[target, option + 1], gains[row, option])
+        bounds = numpy.searchsorted(target, numpy.arange(n_targets + 1))
+        return [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
 
-    # -- training --------------------------------------------------------------------------------
+    # -- training ------------------------------------------------------------------------------
     def _update(self, examples: List[Example], drop: float) -> Optional[float]:
         self._require_table()
         docs = [eg.predicted for eg in examples]
@@ -454,35 +321,52 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
                 eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None]
             )
         try:
-            targets, rows, ranges = self._targets_and_rows(docs, GOLD_FRAMES_KEY)
+            targets, candidates = self._candidates(docs, GOLD_FRAMES_KEY)
         finally:
             for doc in docs:
                 del doc.spans[GOLD_FRAMES_KEY]
-        options = self._options_of(targets, ranges)
-        if not options:
+        if not int(candidates.target_sizes.sum()):
             skip_batch(self.model.get_ref("tok2vec"), docs)
             return None
-        gold = self._gold_columns(examples, targets, rows, ranges, options)
-        frames = self._row_frames(targets, ranges)
-        rows, options, gold, keep = self._sample_negatives(rows, options, gold)
-        if frames is not None:
-            frames = (frames[0][keep], frames[1])
         set_dropout_rate(self.model, drop)
-        # the gold spans are always scored (pruning keeps them), so the span scorer learns
-        # every FE from the first step; the pruner learns to rank them first
-        (scores, mask, prune_scores), backprop = self.model.begin_update((docs, rows, options, gold != 0, frames))
-        ops = self.model.ops
-        kept = ops.to_numpy(mask)[:, 0] > 0
-        kept_rows = ops.asarray1i(numpy.flatnonzero(kept).astype("int32"))
-        d_kept, loss = self.loss(scores[kept_rows], (ops.asarray1i(gold[kept]), mask[kept_rows]))
-        d_scores = ops.alloc2f(*scores.shape)
-        d_scores[kept_rows] = d_kept
-        d_prune = None
-        if self.model.attrs.get("prune_k", 0):
-            d_prune, prune_loss = span_pruner_loss(prune_scores, ops.asarray(gold != 0))
-            loss += prune_loss
-        backprop((d_scores, None, d_prune))
+        scores, backprop = self.model.begin_update(candidates)
+        loss, d_scores = self.get_loss(examples, (targets, candidates, scores))
+        backprop(d_scores)
         return loss
+
+    def get_loss(self, examples: Iterable[Example], predictions) -> Tuple[float, Floats2d]:
+        """The loss and its gradient of the scores `predictions` = (targets, candidates,
+        scores) against the gold FEs of `examples`: softmax over each row's options (no FE
+        or one of its frame's FEs, `FrameElementLoss`)."""
+        targets, candidates, scores = predictions
+        gold = self._gold_columns(list(examples), targets, candidates)
+        mask = option_mask(self.model.ops, candidates, scores.shape[1])
+        d_scores, loss = self.loss(scores, (self.model.ops.asarray1i(gold), mask))
+        return loss, d_scores
+
+    def _gold_columns(self, examples: List[Example], targets: List[List[Span]], candidates: FECandidates):
+        """Per row the column of its gold FE among its target's options (0: no FE)."""
+        gold = numpy.zeros(int(candidates.target_sizes.sum()), dtype="i")
+        sizes, t, offset = candidates.target_sizes.tolist(), 0, 0
+        for eg, doc_targets, doc_rows in zip(examples, targets, candidates.rows):
+            fes: Dict[str, Dict[Tuple[int, int], str]] = {}
+            for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
+                fes.setdefault(fe.id_, {})[(fe.start_char, fe.end_char)] = fe.label_
+            if fes and len(doc_rows):  # each row's span as (start char, end char), the FEs' keys
+                starts = eg.predicted.to_array("IDX").astype("int64")
+                ends = starts + eg.predicted.to_array("LENGTH")
+                chars = list(zip(starts[doc_rows[:, 2]].tolist(), ends[doc_rows[:, 3] - 1].tolist()))
+            first = 0
+            for target in doc_targets:
+                size, opts = sizes[t], candidates.options[t]
+                target_fes = fes.get(fe_target_id(target), {})
+                if target_fes:
+                    column = {self.fe_names[o - 1]: j for j, o in enumerate(opts.tolist()) if j}
+                    for r in range(first, first + size):
+                        gold[offset + r] = column.get(target_fes.get(chars[r], ""), 0)
+                first, t = first + size, t + 1
+            offset += len(doc_rows)
+        return gold
 
     def _lr_scales(self) -> Dict[Tuple[int, str], float]:
         scale = self.cfg["head_lr_scale"]
@@ -490,50 +374,7 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             return {}
         return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
 
-    def _sample_negatives(self, rows: List[numpy.ndarray], options: List[List[int]], gold: numpy.ndarray):
-        """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
-        are no FE, and the head's cost grows with the rows (the frozen transformer's does not).
-        Returns the kept rows, options and gold, and the mask of the rows kept."""
-        fraction = self.cfg["negative_fraction"]
-        if fraction >= 1.0:
-            return rows, options, gold, numpy.ones(len(gold), dtype=bool)
-        keep = (gold != 0) | (self._rng.random(len(gold)) < fraction)
-        kept_rows, offset = [], 0
-        for doc_rows_ in rows:
-            doc_keep = keep[offset : offset + len(doc_rows_)]
-            kept_rows.append(
-                doc_rows_[doc_keep]
-                if isinstance(doc_rows_, numpy.ndarray)
-                else [row for row, k in zip(doc_rows_, doc_keep) if k]
-            )
-            offset += len(doc_rows_)
-        return kept_rows, [opts for opts, k in zip(options, keep) if k], gold[keep], keep
-
-    def _gold_columns(self, examples, targets, rows, ranges, options) -> numpy.ndarray:
-        """Per row the column of its gold FE among the row's options (0: no FE)."""
-        gold = numpy.zeros(len(options), dtype="i")
-        offset = 0
-        for eg, doc_targets, doc_rows_, doc_ranges in zip(examples, targets, rows, ranges):
-            fes: Dict[str, Dict[Tuple[int, int], str]] = {}
-            for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
-                fes.setdefault(fe.id_, {})[(fe.start_char, fe.end_char)] = fe.label_
-            if fes and len(doc_rows_):
-                # each row's span as (start char, end char), the FEs' keys
-                starts = eg.predicted.to_array("IDX").astype("int64")
-                ends = starts + eg.predicted.to_array("LENGTH")
-                arr = numpy.asarray(doc_rows_, dtype="int64").reshape(-1, 4)
-                chars = list(zip(starts[arr[:, 2]].tolist(), ends[arr[:, 3] - 1].tolist()))
-            for target, (first, last) in zip(doc_targets, doc_ranges):
-                target_fes = fes.get(fe_target_id(target), {})
-                if target_fes:
-                    columns = {self.fe_table[o - 1][1]: j for j, o in enumerate(options[offset + first]) if j}
-                    for r in range(first, last):
-                        label = target_fes.get(chars[r])
-                        gold[offset + r] = columns.get(label, 0) if label else 0
-            offset += len(doc_rows_)
-        return gold
-
-    # -- initialization ---------------------------------------------------------------------------
+    # -- initialization ------------------------------------------------------------------------
     def initialize(
         self,
         get_examples: Callable[[], Iterable[Example]],
@@ -541,24 +382,28 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         nlp: Optional[Language] = None,
         frames: Optional[Callable[[], FrameInventory]] = None,
     ) -> None:
-        """Link the encoder component (frame_identifier), whose frame inventory this one
-        reads; build the FE table from it with its definition encoder; init the model.
+        """Link the inventory component (frame_identifier), build the FE table from its
+        inventory and initialize the model.
 
         frames: a loader of a frame inventory for both components; when it differs from
         frame_identifier's (e.g. one with FE data against an inventory saved without),
-        frame_identifier takes it (`spacy_frames.set_inventory`).
-        """
+        frame_identifier takes it (`spacy_frames.set_inventory`)."""
         validate_get_examples(get_examples, "FrameElements.initialize")
         sample = [eg.predicted for _, eg in zip(range(10), get_examples())]
         if not sample:
             raise ValueError(f"[{self.name}] the training corpus is empty: nothing to initialize from.")
-        owner = self._encoder_component(nlp)
+        owner = self._inventory_component(nlp)
         self.link_inventory(owner)
         if frames is not None:
             given = frames()
             if given.frames != owner.inventory.frames:
                 owner.set_inventory(given)
         self._build_table()
+        self._warn_unknown_fes(get_examples)
+        empty = numpy.zeros((0, 4), dtype="int64")
+        self.model.initialize(X=FECandidates(sample, [empty for _ in sample], numpy.zeros(0, dtype="int64"), []))
+
+    def _warn_unknown_fes(self, get_examples: Callable[[], Iterable[Example]]) -> None:
         inventory = self.inventory
         unknown = {
             fe.label_
@@ -568,79 +413,68 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         }
         if unknown:
             warnings.warn(
-                f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: {sorted(unknown)[:10]}",
+                f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: "
+                f"{sorted(unknown)[:10]}",
                 stacklevel=2,
             )
-        self.model.initialize(X=(sample, [[] for _ in sample], []))
 
-    def _encoder_component(self, nlp: Optional[Language]):
-        name = self.cfg["encoder_component"]
+    def _inventory_component(self, nlp: Optional[Language]):
+        name = self.cfg["inventory_component"]
         if nlp is None:
-            raise ValueError(
-                f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'s definition encoder."
-            )
-        # nlp.components: a disabled or sourced component still lends its encoder
+            raise ValueError(f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'.")
+        # nlp.components: a disabled or sourced component still lends its inventory
         found = dict(nlp.components).get(name)
-        if found is None or not hasattr(found, "encode_texts"):
+        if found is None or not hasattr(found, "add_inventory_reader"):
             raise ValueError(
-                f"[{self.name}] encoder_component '{name}' is not a component with a definition encoder "
+                f"[{self.name}] inventory_component '{name}' is not a component that owns a frame inventory "
                 f"(pipeline: {nlp.component_names}); add frame_identifier before frame_elements."
             )
         return found
 
-    # -- serialization (pipeline/base.py): cfg, vocab, fe_table, model. The frame inventory
-    # is frame_identifier's, saved with it; the copy that pipelines of earlier releases
-    # saved here ("frames") is not read: the linked frame_identifier's is used --------------
+    # -- serialization (pipeline/base.py): cfg, vocab, the FE names, model ----------------------
     def _extra_state(self):
-        def table_from(data):
-            self.fe_table = [tuple(k) for k in data]
+        def names_from(data):
+            self.fe_names = [str(name) for name in data]
             self._index_table()
 
         return {
             "fe_table": (
-                lambda: srsly.msgpack_dumps(self.fe_table),
-                lambda b: table_from(srsly.msgpack_loads(b)),
-                lambda p: srsly.write_msgpack(p, self.fe_table),
-                lambda p: table_from(srsly.read_msgpack(p)),
+                lambda: srsly.msgpack_dumps(self.fe_names),
+                lambda b: names_from(srsly.msgpack_loads(b)),
+                lambda p: srsly.write_msgpack(p, self.fe_names),
+                lambda p: names_from(srsly.read_msgpack(p)),
             ),
         }
 
 
-def _pieces_between_targets(rows: numpy.ndarray, limit: int, keep: int = 0) -> List[numpy.ndarray]:
-    """`rows` (one doc's, a target's rows together) in pieces cut between targets, each
-    with at most `limit` rows the span scorer scores (with a pruner keeping `keep` rows of
-    each target: at most that many of a target's) and at most MAX_CANDIDATE_ROWS rows in
-    all; a target over either limit is a piece of its own."""
-    rows = numpy.asarray(rows)
-    if len(rows) <= limit:
-        return [rows]
-    edges = _target_edges(rows)
-    scored = _scored_rows(numpy.diff(edges), keep).tolist()
-    edges = edges.tolist()
-    pieces, start, n_scored = [], 0, 0
-    for i, cost in enumerate(scored):
-        if edges[i] > start and (n_scored + cost > limit or edges[i + 1] - start > MAX_CANDIDATE_ROWS):
-            pieces.append(rows[start : edges[i]])
-            start, n_scored = edges[i], 0
-        n_scored += cost
-    pieces.append(rows[start:])
-    return pieces
+def row_chunks(candidates: FECandidates, limit: int) -> Iterable[FECandidates]:
+    """`candidates` in batches of at most `limit` rows, cut between targets (a target over
+    the limit is a batch of its own; targets without rows are left out)."""
+    sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
+    batch: List[int] = []
+    n_rows = 0
+    for t in numpy.flatnonzero(sizes).tolist():
+        if batch and n_rows + sizes[t] > limit:
+            yield _targets_chunk(candidates, batch)
+            batch, n_rows = [], 0
+        batch.append(t)
+        n_rows += int(sizes[t])
+    if batch:
+        yield _targets_chunk(candidates, batch)
 
 
-def _scored_rows(counts: numpy.ndarray, keep: int) -> numpy.ndarray:
-    """Of targets with `counts` candidate rows, how many rows the span scorer scores."""
-    return numpy.minimum(counts, keep) if keep else counts
-
-
-def _n_scored(rows: numpy.ndarray, keep: int) -> int:
-    """How many of `rows` (a target's rows together) the span scorer scores."""
-    if not keep or not len(rows):
-        return len(rows)
-    return int(_scored_rows(numpy.diff(_target_edges(rows)), keep).sum())
-
-
-def _target_edges(rows: numpy.ndarray) -> numpy.ndarray:
-    """Where each target's run of rows begins in `rows` (a target's rows together), and
-    the end."""
-    targets = numpy.asarray(rows)[:, :2]
-    return numpy.r_[0, numpy.flatnonzero((targets[1:] != targets[:-1]).any(axis=1)) + 1, len(rows)]
+def _targets_chunk(candidates: FECandidates, batch: List[int]) -> FECandidates:
+    """The candidates of the targets `batch` (in order), with each doc's slice of rows."""
+    sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
+    starts = numpy.cumsum(sizes) - sizes
+    doc_ends = numpy.cumsum([len(r) for r in candidates.rows])
+    chosen = numpy.asarray(batch, dtype="int64")
+    doc_of = numpy.searchsorted(doc_ends, starts[chosen], side="right")
+    docs, rows = [], []
+    for d in dict.fromkeys(doc_of.tolist()):
+        in_doc = chosen[doc_of == d]
+        offset = doc_ends[d] - len(candidates.rows[d])
+        first, last = starts[in_doc[0]] - offset, starts[in_doc[-1]] + sizes[in_doc[-1]] - offset
+        docs.append(candidates.docs[d])
+        rows.append(candidates.rows[d][first:last])
+    return FECandidates(docs, rows, sizes[chosen], [candidates.options[t] for t in batch])

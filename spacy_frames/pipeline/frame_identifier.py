@@ -16,7 +16,7 @@ Training is coarse-to-fine, one spaCy config per stage:
 
 import random
 from itertools import islice
-from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -44,8 +44,9 @@ from ..suggesters.frames import (
     gold_targets,
     target_batch,
 )
-from .base import FramesPipe, default_tok2vec_config
+from .base import FramesPipe, default_tok2vec_config, set_runtime_settings
 from .frame_memory import parse_rule, predict_memory
+from .inventory_link import InventoryReader
 from .releases import ReleasesMixin, StoredReleases
 from .sharing import skip_batch, tie_to_transformer
 from .target_calibration import TargetCalibration, candidate_key, resolve_overlaps
@@ -62,6 +63,16 @@ max_length = 48
 DEFAULT_FRAME_IDENTIFIER_MODEL = Config().from_str(default_model_config)["model"]
 
 OBJECTIVES = ("in_batch", "in_candidate")
+
+
+class FrameTruths(NamedTuple):
+    """What `FrameIdentifier.get_loss` compares a batch's output with."""
+
+    gold_rows: numpy.ndarray  # the gold targets' rows among all targets
+    frames: List[str]  # their gold frames
+    columns: List[str]  # the frames scored
+    candidates: Optional[numpy.ndarray]  # each gold target's columns (in_candidate), or None: all
+    det_labels: List[float]  # per target: 1 gold target, 0 other candidate (the detector's labels)
 
 
 @Language.factory(
@@ -134,32 +145,28 @@ def make_frame_identifier(
 
     model (Model): the dual encoder (spacy-frames.FrameIdentifier.v1).
     spans_key (str): doc.spans key the frame spans are written to.
-    targets_key (str): doc.spans key of preset (e.g. gold) targets; when set on a
-        doc, exactly those targets are labelled.
+    targets_key (str): doc.spans key of preset (e.g. gold) targets; when set on a doc, exactly those are labelled.
     top_k (int): length of span._.frame_ranking.
     lexicon_filter (bool): decide among the target's lexicon candidates when it has any.
     threshold (float): detector probability above which a lexicon candidate is a target.
     oov_threshold (float): the same for tokens outside the lexicon (POS in oov_pos).
     oov_pos (List[str]): coarse POS of out-of-lexicon tokens considered as targets.
+    overlapping_candidates (bool): a multiword LU's words are candidates too, competing with it by score.
     objective (str): "in_batch" (stage 1) or "in_candidate" (stage 2).
     n_negatives (int): negatives per target for "in_candidate"; -1: every frame.
-    train_frame_encoder (bool): backpropagate into the frame encoder; when false
-        the frame vectors are encoded once and cached.
-    share_frame_encoder (bool): tie the frame encoder's weights to the shared
-        transformer's during training (measured against separate weights in
-        metrics/frame_identifier_encoder_sharing.json). A saved pipeline holds
-        both copies, equal at saving time.
-    frame_memory (bool): with cached frame vectors, learn an offset per frame
-        (added to its definition vector; frames added later start at zero).
+    train_frame_encoder (bool): backpropagate into the frame encoder (false: frame vectors encoded once, cached).
+    share_frame_encoder (bool): tie the frame encoder's weights to the shared transformer's during training
+        (measured against separate weights in metrics/frame_identifier_encoder_sharing.json). A saved
+        pipeline holds both copies, equal at saving time.
+    frame_memory (bool): with cached frame vectors, learn an offset per frame, added to its definition vector.
     frame_memory_lr_scale (float): learning-rate multiplier of the frame memory.
     new_frame_memory (str): the memory of a frame that has none (added at run time, new in
         a swapped-in inventory): "zero", "mean", "ridge@PENALTY" or "knn@K" (frame_memory.py).
     loss (Callable): contrastive loss over cosine scores (spacy-frames.InfoNCE.v1).
     detection_loss (Callable): loss of the target detector.
     detection_weight (float): weight of the detection loss.
-    suggester (Callable): candidate targets (spacy-frames.frame_target_suggester.v1:
-        preset targets, else the lexicon's candidates); called with the component's
-        lexicon, targets_key and oov_pos.
+    suggester (Callable): candidate targets (spacy-frames.frame_target_suggester.v1: preset targets, else the
+        lexicon's candidates); called with the component's lexicon, targets_key and oov_pos.
     scorer (Optional[Callable]): scoring method.
     """
     return FrameIdentifier(
@@ -173,6 +180,7 @@ def make_frame_identifier(
         threshold=threshold,
         oov_threshold=oov_threshold,
         oov_pos=oov_pos,
+        overlapping_candidates=overlapping_candidates,
         objective=objective,
         n_negatives=n_negatives,
         train_frame_encoder=train_frame_encoder,
@@ -195,6 +203,15 @@ def make_frame_identifier_scorer() -> Callable:
 
 class FrameIdentifier(ReleasesMixin, FramesPipe):
     """Label frame-evoking targets with FrameNet frames (see module docstring)."""
+
+    runtime_settings = (
+        "top_k",
+        "lexicon_filter",
+        "threshold",
+        "oov_threshold",
+        "overlapping_candidates",
+        "new_frame_memory",
+    )
 
     def __init__(
         self,
@@ -309,16 +326,16 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
     @property
     def inventory_readers(self) -> List[Any]:
         """The frame_elements components that read this component's frame inventory."""
-        return [proc for proc in self._inventory_readers.values() if proc._owner is self]
+        return [proc for proc in self._inventory_readers.values() if proc.inventory_owner is self]
 
     def add_inventory_reader(self, component: Any) -> None:
         self._inventory_readers[component.name] = component
 
     def find_listeners(self, component: Any) -> None:
-        """Link `component` when it reads this component's frame inventory: a frame_elements
-        whose encoder_component names this one (spaCy calls this with every component
-        after this one)."""
-        if hasattr(component, "link_inventory") and component.cfg.get("encoder_component") == self.name:
+        """Link `component` when it reads this component's frame inventory: an
+        `InventoryReader` (inventory_link.py) whose inventory_component names this one
+        (spaCy calls this with every component after this one)."""
+        if isinstance(component, InventoryReader) and component.cfg.get("inventory_component") == self.name:
             component.link_inventory(self)
 
     @property
@@ -519,7 +536,6 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
         gold_spans, gold_frames, gold_lus = gold_targets(examples, self.cfg["targets_key"], self.inventory, self.name)
         partial = [is_partial(eg.reference, self.cfg["targets_key"]) for eg in examples]
         spans, det_labels = detection_examples(docs, gold_spans, partial, self.candidates)
-        n_gold = [len(g) for g in gold_spans]
         if not any(spans):
             skip_batch(self.model.get_ref("tok2vec"), docs)
             return None
@@ -536,26 +552,35 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
         (targets, logits, frame_vecs), backprop = self.model.begin_update((docs, spans, frames_in))
         # rows of the gold targets among all targets: each doc lists its gold targets first
         gold_rows, start = [], 0
-        for n, doc_spans in zip(n_gold, spans):
-            gold_rows.extend(range(start, start + n))
+        for golds, doc_spans in zip(gold_spans, spans):
+            gold_rows.extend(range(start, start + len(golds)))
             start += len(doc_spans)
-        gold_rows = numpy.asarray(gold_rows, dtype="i")
-        gold_vectors = targets[gold_rows]
-        loss, d_gold, d_frames = contrastive_scores_loss(
-            self.model.ops, self.loss, gold_vectors, frame_vecs, frames, columns, candidates
-        )
-        d_targets = self.model.ops.alloc2f(*targets.shape)
-        if len(gold_rows):
-            d_targets[gold_rows] = d_gold
-        d_logits, det_loss = None, 0.0
-        weight = self.cfg["detection_weight"]
-        if weight > 0 and len(det_labels):
-            d_logits, det_loss = self.detection_loss(logits, self.model.ops.asarray1f(det_labels))
-            d_logits = d_logits * weight
-        backprop((d_targets, d_logits, d_frames))
+        truths = FrameTruths(numpy.asarray(gold_rows, dtype="i"), frames, columns, candidates, det_labels)
+        loss, d_scores = self.get_loss(examples, (targets, logits, frame_vecs, truths))
+        backprop(d_scores)
         if train_frames:
             self.index.mark_stale()
-        return loss + weight * det_loss
+        return loss
+
+    def get_loss(self, examples: Iterable[Example], scores) -> Tuple[float, Any]:
+        """scores: (target vectors, detector logits, the columns' frame vectors, FrameTruths).
+        The contrastive loss of the gold targets plus detection_weight * the detector's
+        loss, and the gradients (d_targets, d_logits, d_frame_vecs)."""
+        targets, logits, frame_vecs, truths = scores
+        ops = self.model.ops
+        rows = truths.gold_rows
+        loss, d_gold, d_frames = contrastive_scores_loss(
+            ops, self.loss, targets[rows], frame_vecs, truths.frames, truths.columns, truths.candidates
+        )
+        d_targets = ops.alloc2f(*targets.shape)
+        if len(rows):
+            d_targets[rows] = d_gold
+        d_logits, det_loss = None, 0.0
+        weight = self.cfg["detection_weight"]
+        if weight > 0 and len(truths.det_labels):
+            d_logits, det_loss = self.detection_loss(logits, ops.asarray1f(truths.det_labels))
+            d_logits = d_logits * weight
+        return float(loss + weight * det_loss), (d_targets, d_logits, d_frames)
 
     def _columns(self, frames: List[str], lus: List[Optional[str]]) -> Tuple[List[str], Optional[numpy.ndarray]]:
         """The frames to score and each target's candidate columns (losses/frames.py)."""
@@ -705,15 +730,16 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
         oov_thresholds: Iterable[float],
     ) -> Dict[str, Any]:
         """Choose the detector's cut-offs (in-lexicon and out-of-lexicon) for target F1 on
-        `examples` (raw text; a dev set) and set them in cfg. They are the detector's alone:
-        the target calibration is reset and overlapping candidates are off. Returns the
-        number of gold targets, the best pair and the whole grid."""
+        `examples` (raw text; a dev set) and set them (cfg and nlp.config:
+        `set_runtime_settings`). They are the detector's alone: the target calibration is
+        reset and overlapping candidates are off. Returns the number of gold targets, the
+        best pair and the whole grid."""
         from ..scoring.frames_eval import detection_threshold_sweep
 
         self.target_calibration = TargetCalibration()
-        self.cfg["overlapping_candidates"] = False
+        set_runtime_settings(nlp, self.name, {"overlapping_candidates": False})
         result = detection_threshold_sweep(nlp, examples, thresholds, oov_thresholds, name=self.name)
-        self.cfg.update({key: result["best"][key] for key in ("threshold", "oov_threshold")})
+        set_runtime_settings(nlp, self.name, {key: result["best"][key] for key in ("threshold", "oov_threshold")})
         return result
 
     def fit_target_calibration(

@@ -152,6 +152,8 @@ class FrameInducer(CfgLabels, FramesPipe):
     """Induced frames for predicate targets (see module docstring); its labels are the
     training frames (classes of the classification losses)."""
 
+    runtime_settings = ("assignment",)
+
     def __init__(
         self,
         vocab: Vocab,

@@ -1,11 +1,11 @@
 """Changing the frames of a loaded pipeline, for every component that depends on them.
 
 frame_identifier owns the frame inventory and scores targets against frame definitions;
-frame_elements reads that inventory and scores spans against FE definitions, both encoded
-by frame_identifier's definition encoder. `add_frame` and `set_inventory` change the
-inventory through frame_identifier, which updates the frame_elements components that read
-it, so a new frame gets targets and frame elements with no retraining. These functions
-also link a disabled frame_elements first, so that it is updated too.
+frame_elements reads that inventory (its frames' FE names). `add_frame` and `set_inventory`
+change the inventory through frame_identifier, which updates the frame_elements components
+that read it: a new frame gets targets with no retraining, and frame elements under the FE
+names frame_elements was trained on (a new FE name is untrained; docs/frame_elements.md).
+These functions also link a disabled frame_elements first, so that it is updated too.
 
     import spacy_frames
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
@@ -19,6 +19,7 @@ from typing import Any, Dict, Iterable, Union
 from spacy.language import Language
 
 from ..inventory.frames import FrameInventory
+from .inventory_link import InventoryReader
 from .releases import RELEASE_LICENSES
 
 
@@ -86,7 +87,7 @@ def _link_readers(nlp: Language):
     """frame_identifier, with every frame_elements that names it linked (a disabled one too:
     the pipeline links only the enabled ones when it is loaded)."""
     identifier = find_frame_identifier(nlp)
-    for n, proc in nlp.components:
-        if nlp.get_pipe_meta(n).factory == "frame_elements" and proc.cfg["encoder_component"] == identifier.name:
+    for _, proc in nlp.components:
+        if isinstance(proc, InventoryReader) and proc.cfg.get("inventory_component") == identifier.name:
             proc.link_inventory(identifier)
     return identifier

@@ -74,7 +74,8 @@ def make_media_framer(
     """Create a media_framer component.
 
     model (Model): article encoder and frame head (spacy-frames.MediaFramer.v1).
-    threshold (float): decision threshold of a frame until thresholds are tuned on dev.
+    threshold (float): decision threshold of the frames without a threshold tuned on dev
+        (`media-thresholds` tunes one for every frame); can be set at load time.
     contrastive_weight (float): alpha, the weight of the contrastive loss (0: BCE only).
     classification_loss (Callable): the per-frame loss on the logits (BinaryCrossEntropy).
     contrastive (Callable): the contrastive loss on the article features.
@@ -102,6 +103,9 @@ def make_media_framer_scorer() -> Callable:
 
 class MediaFramer(CfgLabels, FramesPipe):
     """Media frames of whole articles (see module docstring)."""
+
+    # the per-frame thresholds tuned on dev (cfg["thresholds"]) are fitted state
+    runtime_settings = ("threshold",)
 
     def __init__(
         self,

@@ -39,6 +39,7 @@ from spacy.training import Example
 
 from ..extensions import TARGETS_KEY, is_partial
 from ..scoring.prf import prf
+from .base import set_runtime_settings
 
 POS_FEATURES = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV", "ADP", "NUM", "DET", "PRON", "SCONJ", "CCONJ")
 FEATURE_NAMES = (
@@ -348,7 +349,8 @@ def fit_target_calibration(
 ) -> Dict:
     """Fit the target calibration of the frame_identifier `name` (rates from `train`,
     weights and cut-off on `dev`) in place, with the chosen cut-off and overlapping
-    candidates in its cfg. Returns the cross-validated grid, the best setting and counts."""
+    candidates set (cfg and nlp.config). Returns the cross-validated grid, the best setting
+    and counts."""
     pipe = nlp.get_pipe(name)
     calibration = TargetCalibration()
     train_docs = collect_candidates(nlp, train, with_probs=False, exhaustive_only=True, name=name)
@@ -360,7 +362,7 @@ def fit_target_calibration(
         raise ValueError("tune-detection: the dev corpus has no documents with gold targets.")
     result = tune_calibration(calibration, dev_docs)
     pipe.target_calibration = calibration
-    pipe.cfg.update({"threshold": result["best"]["threshold"], "overlapping_candidates": True})
+    set_runtime_settings(nlp, name, {"threshold": result["best"]["threshold"], "overlapping_candidates": True})
     result.update(
         {
             "train_docs": len(train_docs),

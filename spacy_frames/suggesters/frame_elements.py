@@ -14,22 +14,13 @@ tokens of the target on either side:
 - with `include_target`, the target span itself: FrameNet puts an FE on the target
   itself where the word incorporates it ("[president]" is the Leader of Leadership,
   "[farmers]" the Person of People_by_vocation; about a fifth of full-text FEs).
-- with `phrases` (and a parse), every phrase the target sits in, cut at the target: for
-  the target's head word and each of its ancestors, the part of the ancestor's subtree
-  after the target and the part before it ("the strongest [critics of our welfare
-  system]": the Entity of *strongest*, a phrase no subtree and no short n-gram gives);
-- with `clauses`, the text between the target and the nearest punctuation mark on each
-  side, and between the target and each sentence edge (with and without the final
-  punctuation mark): clausal FEs ("complaint [that the system discourages working]").
-`spacy-frames.fe_candidate_suggester.v2` turns `phrases` and `clauses` on, with the
-target and the n-grams next to it (v1's defaults offer neither).
 No other candidate overlaps its target (FEs that overlap their target without being it
 are 0.4 % of those on the target in FN1.5 full text). Sentences come from the pipeline when it
 sets them, else the whole doc is one sentence (the window still bounds the cost).
 """
 
 from functools import partial
-from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
@@ -57,30 +48,12 @@ def build_fe_candidate_suggester(
     return _build(max_ngram, window, subtrees, ngram_gap, include_target)
 
 
-@registry.misc("spacy-frames.fe_candidate_suggester.v2")
-def build_fe_candidate_suggester_v2(
-    max_ngram: int = 4,
-    window: int = 30,
-    subtrees: bool = True,
-    ngram_gap: Optional[int] = 0,
-    include_target: bool = True,
-    phrases: bool = True,
-    clauses: bool = True,
-) -> Callable[..., Ragged]:
-    """v1's candidates, (`phrases`) the phrases the target sits in cut at the target and
-    (`clauses`) the text from the target to the nearest punctuation and to the sentence
-    edges (module docstring)."""
-    return _build(max_ngram, window, subtrees, ngram_gap, include_target, phrases, clauses)
-
-
 def _build(
     max_ngram: int,
     window: int,
     subtrees: bool,
     ngram_gap: Optional[int],
     include_target: bool,
-    phrases: bool = False,
-    clauses: bool = False,
 ) -> Callable[..., Ragged]:
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
@@ -96,8 +69,6 @@ def _build(
         subtrees=subtrees,
         ngram_gap=ngram_gap,
         include_target=include_target,
-        phrases=phrases,
-        clauses=clauses,
     )
 
 
@@ -111,10 +82,7 @@ def suggest_fe_candidates(
     subtrees: bool = True,
     ngram_gap: Optional[int] = None,
     include_target: bool = False,
-    phrases: bool = False,
-    clauses: bool = False,
 ) -> Ragged:
-    extra = Extras(phrases, clauses)
     rows = []
     for doc in docs:
         targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
@@ -125,7 +93,7 @@ def suggest_fe_candidates(
             for first in range(0, len(bounds), TARGETS_PER_STEP):
                 block = bounds[first : first + TARGETS_PER_STEP]
                 doc_rows.append(
-                    _block_candidates(tokens, block, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+                    _block_candidates(tokens, block, max_ngram, window, subtrees, ngram_gap, include_target)
                 )
         rows.append(numpy.concatenate(doc_rows))
     return to_ragged(rows, width=4, ops=ops)
@@ -144,7 +112,6 @@ def _block_candidates(
     subtrees: bool,
     ngram_gap: Optional[int],
     include_target: bool,
-    extra: "Extras",
 ) -> numpy.ndarray:
     """The rows [target_start, target_end, start, end] of the targets `bounds` ((k, 2)
     [start, end)), target after target, each target's candidates sorted and distinct (the
@@ -182,12 +149,6 @@ def _block_candidates(
     start, end = numpy.concatenate(starts, axis=1), numpy.concatenate(ends, axis=1)
     which, column = numpy.nonzero(numpy.concatenate(valid, axis=1))
     start, end = start[which, column], end[which, column]
-    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
-        sents = zip(bounds.tolist(), sent_start.tolist(), sent_end.tolist())
-        more = [(i, _extra_spans(tokens, a, b, s, e, extra)) for i, ((a, b), s, e) in enumerate(sents)]
-        which = numpy.concatenate([which] + [numpy.full(len(spans[0]), i) for i, spans in more])
-        start = numpy.concatenate([start] + [spans[0] for _, spans in more])
-        end = numpy.concatenate([end] + [spans[1] for _, spans in more])
     # in the target's window, and off the target
     keep = (lo[which] <= start) & (start < end) & (end <= hi[which])
     keep &= (end <= t_start[which]) | (start >= t_end[which])
@@ -201,28 +162,6 @@ def _block_candidates(
     codes = codes[numpy.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
     which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
     return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
-
-
-def _extra_spans(tokens: "DocArrays", t_start: int, t_end: int, sent_start: int, sent_end: int, extra: "Extras"):
-    """(starts, ends) of one target's phrase and clause candidates, before the window
-    ([sent_start, sent_end): the target's sentence, stretched to cover the target)."""
-    starts, ends = [numpy.zeros(0, dtype="int64")], [numpy.zeros(0, dtype="int64")]
-    if extra.phrases and tokens.parsed:
-        phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
-        starts.append(phrase_starts)
-        ends.append(phrase_ends)
-    if extra.clauses:
-        clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
-        starts.append(clause_starts)
-        ends.append(clause_ends)
-    return numpy.concatenate(starts), numpy.concatenate(ends)
-
-
-class Extras(NamedTuple):
-    """The candidates beyond v1's (module docstring)."""
-
-    phrases: bool = False
-    clauses: bool = False
 
 
 class DocArrays:
@@ -275,45 +214,10 @@ def fe_candidates(
     ngram_gap: Optional[int] = None,
     tokens: Optional["DocArrays"] = None,
     include_target: bool = False,
-    extra: Extras = Extras(),
 ) -> List[Tuple[int, int]]:
     """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
     the doc's DocArrays, when the caller asks for many targets of one doc."""
     tokens = tokens if tokens is not None else DocArrays(doc)
     bounds = numpy.asarray([(target.start, target.end)], dtype="int64")
-    rows = _block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+    rows = _block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target)
     return [(int(a), int(b)) for a, b in rows[:, 2:]]
-
-
-def _phrases(tokens: DocArrays, t_start: int, t_end: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """The subtree of the target's head word and of each of its ancestors, cut at the
-    target: the part after it and the part before it."""
-    inside = numpy.arange(t_start, t_end)
-    outside = (tokens.heads[inside] < t_start) | (tokens.heads[inside] >= t_end) | (tokens.heads[inside] == inside)
-    token = int(inside[outside][0]) if outside.any() else t_start
-    starts, ends = [], []
-    for _ in range(tokens.n):  # up to the root; a head cycle (bad input) stops at n steps
-        left, right = int(tokens.left[token]), int(tokens.right[token])
-        starts += [t_end, left]
-        ends += [right, t_start]
-        head = int(tokens.heads[token])
-        if head == token:
-            break
-        token = head
-    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
-
-
-def _clauses(
-    tokens: DocArrays, t_start: int, t_end: int, sent_start: int, sent_end: int
-) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """From the target to the nearest punctuation mark and to the sentence edge, on each
-    side; the sentence edge also without its punctuation."""
-    after = numpy.flatnonzero(tokens.punct[t_end:sent_end])
-    before = numpy.flatnonzero(tokens.punct[sent_start:t_start])
-    next_punct = t_end + int(after[0]) if len(after) else sent_end
-    prev_punct = sent_start + int(before[-1]) + 1 if len(before) else sent_start
-    last = sent_end - 1 if sent_end > t_end and tokens.punct[sent_end - 1] else sent_end
-    first = sent_start + 1 if sent_start < t_start and tokens.punct[sent_start] else sent_start
-    starts = [t_end, t_end, t_end, prev_punct, sent_start, first]
-    ends = [next_punct, sent_end, last, t_start, t_start, t_start]
-    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")

@@ -1,8 +1,9 @@
 """Annotate a whole corpus: documents in (tools/corpus_io.py), one record per document out.
 
 Output is `.jsonl` (one record per input document, in input order, written as the
-pipeline returns them, so a long run can be continued with `resume`) or `.spacy` (a
-DocBin keeping every extension, written when the run ends or is interrupted). The same
+pipeline returns them, so a long run can be continued with `resume`), `.spacy` (a
+DocBin keeping every extension, written when the run ends or is interrupted) or `conll`
+(open-sesame's CoNLL, one block per target: tools/conll.py). The same
 records come from one process, `n_process` processes, or a Dask cluster
 (tools/dask_annotate.py): scores are rounded to 4 decimals, so the files are
 byte-identical however they were computed.
@@ -22,6 +23,7 @@ from .corpus_io import BadInputError, InputDocument, count_documents, read_docum
 from .records import record_line
 
 OUTPUT_SUFFIXES = (".jsonl", ".spacy")
+OUTPUT_FORMATS = ("jsonl", "spacy", "conll")
 
 
 @dataclass
@@ -85,12 +87,45 @@ class DocBinOutput:
         partial.replace(self.path)
 
 
-def open_output(path: Path, resume: bool):
+class ConllOutput:
+    """open-sesame CoNLL blocks (tools/conll.py), written as the pipeline returns the docs."""
+
+    def __init__(self, path: Path, resume: bool):
+        if resume:
+            raise ValueError(f"--resume cannot continue CoNLL output ({path}): annotate again, or to .jsonl")
+        self.path, self.done = path, 0
+        self.handle = path.open("w", encoding="utf-8")
+
+    def write(self, doc: Doc, doc_id: str, line: Optional[str] = None) -> None:
+        from .conll import doc_to_conll
+
+        self.handle.write(doc_to_conll(doc))
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def output_format(path: Path, fmt: Optional[str] = None) -> str:
+    """`fmt` when given (jsonl, spacy, conll), else the one the suffix of `path` names."""
+    if fmt is not None:
+        if fmt not in OUTPUT_FORMATS:
+            raise ValueError(f"Unknown output format {fmt!r}: expected one of {', '.join(OUTPUT_FORMATS)}")
+        return fmt
     suffix = path.suffix.lower()
-    if suffix not in OUTPUT_SUFFIXES:
-        raise ValueError(f"Unknown output format {suffix or '(no suffix)'} of {path}: expected .jsonl or .spacy")
+    if suffix not in OUTPUT_SUFFIXES + (".conll",):
+        raise ValueError(
+            f"Unknown output format {suffix or '(no suffix)'} of {path}: expected .jsonl, .spacy or .conll"
+        )
+    return suffix[1:]
+
+
+output_format_of = output_format
+
+
+def open_output(path: Path, resume: bool, fmt: Optional[str] = None):
+    writer = {"jsonl": JsonlOutput, "spacy": DocBinOutput, "conll": ConllOutput}[output_format(path, fmt)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    return (JsonlOutput if suffix == ".jsonl" else DocBinOutput)(path, resume)
+    return writer(path, resume)
 
 
 def skipped_path(output: Path) -> Path:
@@ -135,19 +170,21 @@ def annotate_corpus(
     model: Optional[str] = None,
     exclude: Sequence[str] = (),
     reader_options: Optional[Dict] = None,
+    output_format: Optional[str] = None,
 ) -> AnnotateSummary:
     """Annotate every document of `input_path` into `output` (see the module docstring).
     With `dask` (`local:N` or a scheduler address), partitions run on Dask workers that
-    each load `model` (with `exclude`) once; `nlp` is then not used for annotation."""
+    each load `model` (with `exclude`) once; `nlp` is then not used for annotation.
+    `output_format` (jsonl, spacy, conll) overrides the one the suffix of `output` names."""
     from tqdm import tqdm
 
     install_extensions()
     output = Path(output)
     documents = read_documents(input_path, **(reader_options or {}))
     total = count_documents(input_path)
-    if dask is not None and output.suffix.lower() != ".jsonl":
+    if dask is not None and output_format_of(output, output_format) != "jsonl":
         raise ValueError(f"--dask writes .jsonl records (got {output}); annotate to .jsonl, or drop --dask for .spacy")
-    writer = open_output(output, resume)
+    writer = open_output(output, resume, output_format)
     summary = AnnotateSummary(resumed_after=writer.done)
     skipped_log = skipped_path(output)
     if skip_bad or skipped_log.exists():

@@ -5,20 +5,22 @@ model that knows its target, and the data schedule, at equal steps on dev.
     python scripts/fe_parse_screen.py grid --settings baseline,target,enumerate-prune
     python scripts/fe_parse_screen.py report
 
-A run trains a fresh FE head (the product's configs/frame_elements.cfg) on the main job's
-frozen frame parser (../../training/frames_final) for the setting's steps, on FN1.5 full
-text and exemplars converted with the FEs FrameNet puts on their own target
-(corpus/framenet15_target_fes: `spacy project run convert-target-fes`), then fits decoding,
-pieces per FE and threshold on FN1.5 dev for open-sesame's measure (`spacy-frames
-tune-fe-threshold --criterion fe_os_f`) and writes metrics/frame_elements/parse_screen/
+A run trains a fresh FE head (the research frame_elements, frames_lab.fe_research: this
+study's configs/frame_elements.cfg) on the main job's frozen frame parser
+(../../training/frames_final) for the setting's steps, on FN1.5 full text and exemplars
+converted with the FEs FrameNet puts on their own target (corpus/framenet15_target_fes:
+`spacy project run convert-target-fes`), then fits decoding, pieces per FE and threshold
+on FN1.5 dev for open-sesame's measure (`python -m frames_lab.fe_research tune
+--criterion fe_os_f`) and writes metrics/frame_elements/parse_screen/
 runs/<setting>.json: both measures at the chosen setting, the suggester's recall of the gold
 FEs before and after pruning, the candidate rows and the training minutes. A run whose
 file exists is skipped (--force re-runs it). Settings are chosen on dev only.
 
 Runs compare only on one frozen parser. `runs/` were made on a frame parser whose stage 2
-had no target candidate (configs/frames_stage2_fe.cfg with the suggester's include_target
-and the model's on_target false); `--tag target-parser` names the runs made on the main
-job's parser as it is trained now (its own `runs@target-parser/` and report), e.g.
+had no target candidate (this study's configs/frames_stage2_fe.cfg with the suggester's
+include_target and the model's on_target false); `--tag target-parser` names the runs made
+on the main job's parser as it is trained now (its own `runs@target-parser/` and report),
+e.g.
 
     python scripts/fe_parse_screen.py grid --tag target-parser --settings target,target-full-text-x3
 """
@@ -35,7 +37,8 @@ import typer
 from frames_lab.runs import finished_training, is_cached, report, run_grid, setting_args, timed_train, write_json
 
 STUDY = Path(__file__).resolve().parents[1]  # experiments/frame_elements
-ROOT = STUDY.parents[1]  # the product: configs, the trained frame parser
+ROOT = STUDY.parents[1]  # the product: the trained frame parser
+CONFIG = STUDY / "configs" / "frame_elements.cfg"  # the research frame_elements as a head
 RUNS = STUDY / "metrics" / "frame_elements" / "parse_screen" / "runs"
 WORK = STUDY / "training" / "fe_parse_screen"
 
@@ -91,7 +94,7 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     # from the target to the nearest punctuation and to the sentence edges
     "target-phrases-clauses": {
         **TARGET,
-        f"{FE}.suggester.@misc": "spacy-frames.fe_candidate_suggester.v2",
+        f"{FE}.suggester.@misc": "frames-lab.fe_candidate_suggester.v2",
         f"{FE}.suggester.phrases": True,
         f"{FE}.suggester.clauses": True,
     },
@@ -129,7 +132,7 @@ def run_cli(
     out = work_dir(tag) / setting
     start = time.time()
     if not finished_training(out):
-        timed_train(ROOT, ROOT / "configs" / "frame_elements.cfg", out, [*setting_args({**paths, **overrides})])
+        timed_train(ROOT, CONFIG, out, [*setting_args({**paths, **overrides})])
     trained = time.time()
     gap = overrides.get(f"{FE}.suggester.ngram_gap")
     tune_json = out / "tune_dev.json"
@@ -137,8 +140,8 @@ def run_cli(
         [
             sys.executable,
             "-m",
-            "spacy_frames",
-            "tune-fe-threshold",
+            "frames_lab.fe_research",
+            "tune",
             str(out / "model-last"),
             "--corpus",
             str(CORPUS / "dev.spacy"),

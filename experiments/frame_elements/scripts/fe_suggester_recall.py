@@ -1,4 +1,5 @@
-"""Recall of gold FE spans by frame_elements' candidate suggester: the ceiling of
+"""Recall of gold FE spans by the research frame_elements' candidate suggester
+(frames_lab.fe_research, v1's settings and v2's phrases and clauses): the ceiling of
 the component's recall, and the number of candidates per target it costs, per setting.
 Corpora converted with the FEs on their own target (`--keep-target-fes`) count those
 too; `on_target_recall` is the recall of those alone.
@@ -51,10 +52,10 @@ def main(
     ),
 ):
     import spacy
+    from frames_lab.fe_research.suggester import DocArrays, Extras, fe_candidates
     from tqdm import tqdm
 
     from spacy_frames.extensions import TARGETS_KEY, install_extensions
-    from spacy_frames.suggesters.frame_elements import DocArrays, Extras, fe_candidates
 
     install_extensions()
     nlp = spacy.load(parser, exclude=["ner"])

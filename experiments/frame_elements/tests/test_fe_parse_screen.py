@@ -1,6 +1,6 @@
 """The frame_elements study's parse screen and suggester recall: every setting names
-config keys that the product's config or its registered functions take, and the recall
-script counts the FEs on their own target."""
+config keys that the study's research config (configs/frame_elements.cfg) or its
+registered functions take, and the recall script counts the FEs on their own target."""
 
 import inspect
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]  # the product (configs/)
+STUDY = Path(__file__).resolve().parents[1]  # experiments/frame_elements (configs/)
 
 
 def test_every_screen_setting_is_a_valid_override():
@@ -16,10 +16,11 @@ def test_every_screen_setting_is_a_valid_override():
     import spacy
     from spacy.util import registry
 
-    config = spacy.util.load_config(ROOT / "configs" / "frame_elements.cfg", interpolate=False)
+    config = spacy.util.load_config(STUDY / "configs" / "frame_elements.cfg", interpolate=False)
+    assert fe_parse_screen.CONFIG == STUDY / "configs" / "frame_elements.cfg"
     takes = {
-        "components.frame_elements.model": registry.architectures.get("spacy-frames.FrameElementScorer.v1"),
-        "components.frame_elements.suggester": registry.misc.get("spacy-frames.fe_candidate_suggester.v1"),
+        "components.frame_elements.model": registry.architectures.get("frames-lab.FrameElementScorer.v1"),
+        "components.frame_elements.suggester": registry.misc.get("frames-lab.fe_candidate_suggester.v1"),
         "corpora.train": registry.readers.get("spacy-frames.FrameNetCorpus.v1"),
     }
     for name, setting in fe_parse_screen.SETTINGS.items():
@@ -42,6 +43,28 @@ def test_every_screen_setting_is_a_valid_override():
     # equal steps except the two slope runs
     steps = {name: s["training.max_steps"] for name, s in fe_parse_screen.SETTINGS.items()}
     assert {n for n, v in steps.items() if v != 600} == {"baseline-300", "baseline-1200"}
+
+
+def test_every_screen_setting_builds_the_research_component():
+    """The research config with each setting's frame_elements overrides builds the
+    component: what `spacy train` builds before it trains."""
+    import fe_parse_screen
+    import spacy
+
+    for name, setting in fe_parse_screen.SETTINGS.items():
+        overrides = {k: v for k, v in setting.items() if k.startswith(f"{fe_parse_screen.FE}.")}
+        config = spacy.util.load_config(fe_parse_screen.CONFIG, overrides=overrides)
+        block = dict(config["components"]["frame_elements"])
+        assert block.pop("factory") == "frame_elements_research", name
+        pipe = spacy.blank("en").add_pipe("frame_elements_research", name="frame_elements", config=block)
+        for key, value in overrides.items():
+            *path, leaf = key.split(".")[2:]
+            if path == ["model"]:
+                assert pipe.model.attrs.get(leaf, value) == value, (name, key)
+            elif path == ["suggester"] and not leaf.startswith("@"):
+                assert pipe.suggester.keywords[leaf] == value, (name, key)
+            elif not path:
+                assert pipe.cfg[leaf] == value, (name, key)
 
 
 @pytest.mark.slow

@@ -8,13 +8,14 @@ as a listener of the shared transformer, one run at a time.
     python scripts/joint_stage_experiment.py head head-v2
     python scripts/joint_stage_experiment.py report metrics/joint_stage.json
 
-A run composes the product's stage-2 config (configs/frames_stage2_fe.cfg) with the
-setting's changes into training/<setting>/config.cfg, trains it from the product's stage 1
-(`spacy train`, timed), then scores it on dev as the main job chooses: frame_elements
-tuned for open-sesame's measure on FN1.5 dev (gold frames; `tune-fe-threshold`, as
-`tune-frame-elements`), frame_identifier's FN1.5 dev scores at the kept checkpoint, and,
-with discourse_sense in the stage, GDTB dev and test (implicit relations, arguments
-given). `own-copy` scores the main job's discourse_sense with its own encoder copy the same
+A run composes the stage-2 config of the research frame_elements (frames_lab.fe_research:
+../frame_elements/configs/frames_stage2_fe.cfg, the main job's recipe as these runs
+trained it) with the setting's changes into training/<setting>/config.cfg, trains it from
+the product's stage 1 (`spacy train`, timed), then scores it on dev as the main job
+chooses: frame_elements tuned for open-sesame's measure on FN1.5 dev (gold frames;
+`python -m frames_lab.fe_research tune`, as `tune-frame-elements`), frame_identifier's
+FN1.5 dev scores at the kept checkpoint, and, with discourse_sense in the stage, GDTB dev
+and test (implicit relations, arguments given). `own-copy` scores the main job's discourse_sense with its own encoder copy the same
 way. Results go to metrics/joint_stage/runs/<name>.json; a run whose file exists is
 skipped (--force re-runs it).
 
@@ -50,11 +51,12 @@ TUNING = STUDY / "metrics" / "joint_stage" / "tuning"  # the threshold sweeps
 WORK = STUDY / "training"
 FN15 = ROOT / "corpus" / "framenet15"
 GDTB = ROOT / "corpus" / "discourse"
-STAGE2 = ROOT / "configs" / "frames_stage2_fe.cfg"
+# the stage 2 with the research frame_elements, as these runs trained it
+STAGE2 = STUDY.parent / "frame_elements" / "configs" / "frames_stage2_fe.cfg"
 DISCOURSE = ROOT / "configs" / "discourse.cfg"
 
-# max_steps: the frames-only stage's steps; the schedules are compared at 1,200 (the shipped
-# configs/frames_stage2_fe.cfg trains 1,800)
+# max_steps: the frames-only stage's steps; the schedules are compared at 1,200 (STAGE2
+# trains 1,800)
 # discourse_epochs: passes over GDTB's implicit relations (the own copy trains 4)
 SETTINGS: Dict[str, Dict[str, Any]] = {
     "full-text-x1": {"full_text_repeats": 1, "discourse_epochs": 0, "max_steps": 1200},
@@ -96,7 +98,7 @@ def corpus_words(reader: Dict[str, Any]) -> int:
 
 
 def composed_config(setting: Dict[str, Any]):
-    """configs/frames_stage2_fe.cfg with the setting's data schedule and, with
+    """STAGE2 with the setting's data schedule and, with
     discourse_epochs, discourse_sense (configs/discourse.cfg's recipe, reading the shared
     transformer without a separator) and GDTB mixed into the training corpus."""
     from thinc.api import Config
@@ -181,7 +183,7 @@ def frames_dev(model: Path, name: str, fn17: bool = False, ngram_gaps: Sequence[
     tuned = TUNING / f"{name}_fe_threshold_dev.json"
     tuned.parent.mkdir(parents=True, exist_ok=True)
     tuned_model = WORK / f"{name}_tuned"
-    cmd = [sys.executable, "-m", "spacy_frames", "tune-fe-threshold", str(model), "--corpus", str(FN15 / "dev.spacy")]
+    cmd = [sys.executable, "-m", "frames_lab.fe_research", "tune", str(model), "--corpus", str(FN15 / "dev.spacy")]
     cmd += ["--criterion", "fe_os_f", "--output", str(tuned)]
     for gap in ngram_gaps:
         cmd += ["--ngram-gap", gap]

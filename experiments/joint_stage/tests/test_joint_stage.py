@@ -69,6 +69,23 @@ def test_enumerate_setting_changes_only_the_candidates(fixed_words):
     assert config["components"] == shipped["components"]
 
 
+def test_the_stage_is_the_research_frame_elements_and_every_setting_builds_it(fixed_words):
+    """The runs train the research frame_elements (frames_lab.fe_research): each frames
+    setting's composed frame_elements block builds that component as configured."""
+    import spacy
+
+    assert fixed_words.STAGE2 == fixed_words.STUDY.parent / "frame_elements" / "configs" / "frames_stage2_fe.cfg"
+    for name, setting in fixed_words.SETTINGS.items():
+        config, _ = fixed_words.composed_config(setting)
+        block = dict(config["components"]["frame_elements"])
+        assert block.pop("factory") == "frame_elements_research", name
+        assert block["model"]["@architectures"] == "frames-lab.FrameElementScorer.v1"
+        pipe = spacy.blank("en").add_pipe("frame_elements_research", name="frame_elements", config=block)
+        assert pipe.model.attrs["prune_k"] == setting.get("overrides", {}).get(
+            "components.frame_elements.model.prune_k", 0
+        )
+
+
 def test_discourse_setting_adds_a_listener_and_mixed_batches(fixed_words):
     from spacy.util import registry
     from thinc.api import Config

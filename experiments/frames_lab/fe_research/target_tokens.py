@@ -27,7 +27,7 @@ import numpy
 from thinc.api import Model, Ops
 from thinc.types import Floats2d
 
-from .layers import mean_contiguous
+from spacy_frames.ml.layers import mean_contiguous
 
 REL_EDGES = (1, 2, 3, 4, 6, 8, 12, 16, 24)  # |distance| buckets; the last is open
 N_REL = 2 * len(REL_EDGES) + 1  # before, inside the target, after

@@ -19,7 +19,7 @@ in prediction, and pools only the rows it keeps.
 
 The parameters (`prune_W`, `prune_v`, `prune_b`) live on the FE scorer model (serialized and
 stepped with it), as target_tokens' do. The component trains the pruner with
-`losses.frame_elements.span_pruner_loss` (gold FE spans against the rest).
+`losses.span_pruner_loss` (gold FE spans against the rest).
 """
 
 from typing import Callable, List, Optional, Tuple, Union
@@ -28,8 +28,9 @@ import numpy
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d
 
-from .fe_features import OneHotRows
-from .layers import prefix_sums
+from spacy_frames.ml.layers import prefix_sums
+
+from .features import OneHotRows
 
 
 def init_params(model: Model, width: int, n_groups: int, n_feats: int) -> None:

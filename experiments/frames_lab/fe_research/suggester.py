@@ -1,0 +1,319 @@
+"""The spans the research frame_elements scores as arguments of each frame target
+(`frames-lab.fe_candidate_suggester.v1`).
+
+Rows [target_start, target_end, span_start, span_end]: for every frame span of
+`doc.spans[frames_key]`, the candidate spans of the target's sentence, within `window`
+tokens of the target on either side:
+- every n-gram of 1..`max_ngram` tokens, or (`ngram_gap`) only those with at most
+  `ngram_gap` tokens between them and the target: 0 keeps the n-grams next to it, where
+  FEs whose boundaries no subtree gives sit ("[John] gave", "gave [him]"); FN1.5 dev
+  chose 0 (tune-fe-threshold): as good as every n-gram, with a third of the rows;
+- when the doc has a dependency parse, every token's subtree, and the subtree without
+  its leading preposition or trailing punctuation (FrameNet often marks "to [the
+  bank]"-style FEs either way), which reaches the long clausal FEs n-grams miss.
+- with `include_target`, the target span itself: FrameNet puts an FE on the target
+  itself where the word incorporates it ("[president]" is the Leader of Leadership,
+  "[farmers]" the Person of People_by_vocation; about a fifth of full-text FEs).
+- with `phrases` (and a parse), every phrase the target sits in, cut at the target: for
+  the target's head word and each of its ancestors, the part of the ancestor's subtree
+  after the target and the part before it ("the strongest [critics of our welfare
+  system]": the Entity of *strongest*, a phrase no subtree and no short n-gram gives);
+- with `clauses`, the text between the target and the nearest punctuation mark on each
+  side, and between the target and each sentence edge (with and without the final
+  punctuation mark): clausal FEs ("complaint [that the system discourages working]").
+`frames-lab.fe_candidate_suggester.v2` turns `phrases` and `clauses` on, with the
+target and the n-grams next to it (v1's defaults offer neither).
+No other candidate overlaps its target (FEs that overlap their target without being it
+are 0.4 % of those on the target in FN1.5 full text). Sentences come from the pipeline when it
+sets them, else the whole doc is one sentence (the window still bounds the cost).
+"""
+
+from functools import partial
+from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple
+
+import numpy
+from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
+from spacy.symbols import ADP
+from spacy.tokens import Doc, Span
+from spacy.util import registry
+from thinc.api import Ops
+from thinc.types import Ragged
+
+from spacy_frames.extensions import FRAMES_KEY
+from spacy_frames.suggesters import to_ragged
+
+
+@registry.misc("frames-lab.fe_candidate_suggester.v1")
+def build_fe_candidate_suggester(
+    max_ngram: int = 4,
+    window: int = 30,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = None,
+    include_target: bool = False,
+) -> Callable[..., Ragged]:
+    """Context: `frames_key` (the key of the frame spans whose arguments are wanted).
+    ngram_gap: the most tokens between an n-gram candidate and its target (None: any, within
+    the window). include_target: the target span is a candidate too."""
+    return _build(max_ngram, window, subtrees, ngram_gap, include_target)
+
+
+@registry.misc("frames-lab.fe_candidate_suggester.v2")
+def build_fe_candidate_suggester_v2(
+    max_ngram: int = 4,
+    window: int = 30,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = 0,
+    include_target: bool = True,
+    phrases: bool = True,
+    clauses: bool = True,
+) -> Callable[..., Ragged]:
+    """v1's candidates, (`phrases`) the phrases the target sits in cut at the target and
+    (`clauses`) the text from the target to the nearest punctuation and to the sentence
+    edges (module docstring)."""
+    return _build(max_ngram, window, subtrees, ngram_gap, include_target, phrases, clauses)
+
+
+def _build(
+    max_ngram: int,
+    window: int,
+    subtrees: bool,
+    ngram_gap: Optional[int],
+    include_target: bool,
+    phrases: bool = False,
+    clauses: bool = False,
+) -> Callable[..., Ragged]:
+    if max_ngram < 1 or window < 1:
+        raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
+    if ngram_gap is not None and ngram_gap < 0:
+        raise ValueError(f"fe_candidate_suggester: ngram_gap must be >= 0 or null, got {ngram_gap}")
+
+    # A partial of a module-level function, not a closure: the pipeline must pickle for
+    # nlp.pipe(n_process=...) under the spawn start method (macOS, Windows).
+    return partial(
+        suggest_fe_candidates,
+        max_ngram=max_ngram,
+        window=window,
+        subtrees=subtrees,
+        ngram_gap=ngram_gap,
+        include_target=include_target,
+        phrases=phrases,
+        clauses=clauses,
+    )
+
+
+def suggest_fe_candidates(
+    docs: Iterable[Doc],
+    *,
+    ops: Optional[Ops] = None,
+    frames_key: str = FRAMES_KEY,
+    max_ngram: int = 4,
+    window: int = 30,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = None,
+    include_target: bool = False,
+    phrases: bool = False,
+    clauses: bool = False,
+) -> Ragged:
+    extra = Extras(phrases, clauses)
+    rows = []
+    for doc in docs:
+        targets = [t for t in doc.spans[frames_key] if len(t)] if frames_key in doc.spans else []
+        doc_rows = [numpy.zeros((0, 4), dtype="int32")]
+        if targets:
+            tokens = DocArrays(doc)
+            bounds = numpy.asarray([(t.start, t.end) for t in targets], dtype="int64")
+            for first in range(0, len(bounds), TARGETS_PER_STEP):
+                block = bounds[first : first + TARGETS_PER_STEP]
+                doc_rows.append(
+                    _block_candidates(tokens, block, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+                )
+        rows.append(numpy.concatenate(doc_rows))
+    return to_ragged(rows, width=4, ops=ops)
+
+
+# targets whose candidates are made in one array step: bounds the (targets x candidates)
+# arrays on long documents
+TARGETS_PER_STEP = 512
+
+
+def _block_candidates(
+    tokens: "DocArrays",
+    bounds: numpy.ndarray,
+    max_ngram: int,
+    window: int,
+    subtrees: bool,
+    ngram_gap: Optional[int],
+    include_target: bool,
+    extra: "Extras",
+) -> numpy.ndarray:
+    """The rows [target_start, target_end, start, end] of the targets `bounds` ((k, 2)
+    [start, end)), target after target, each target's candidates sorted and distinct (the
+    module docstring), made in array steps over all the targets at once."""
+    t_start, t_end = bounds[:, 0], bounds[:, 1]
+    sent_start, sent_end = tokens.sent_start[t_start], numpy.maximum(tokens.sent_end[t_start], t_end)
+    lo, hi = numpy.maximum(sent_start, t_start - window), numpy.minimum(sent_end, t_end + window)
+    lengths = numpy.arange(1, max_ngram + 1)
+    width = int((hi - lo).max(initial=0))
+    # every column a candidate (start, end) per target; `valid` masks the padding
+    if ngram_gap is None:  # every n-gram of the window
+        offsets = numpy.tile(numpy.arange(width), max_ngram)
+        starts = [lo[:, None] + offsets[None, :]]
+        ends = [starts[0] + numpy.repeat(lengths, width)[None, :]]
+        valid = [numpy.broadcast_to(offsets[None, :] < (hi - lo)[:, None], starts[0].shape)]
+    else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
+        gaps = numpy.tile(numpy.arange(ngram_gap + 1), max_ngram)
+        ngram_lengths = numpy.repeat(lengths, ngram_gap + 1)
+        before = t_start[:, None] - (ngram_lengths + gaps)[None, :]
+        after = t_end[:, None] + gaps[None, :]
+        starts = [before, after]
+        ends = [before + ngram_lengths[None, :], after + ngram_lengths[None, :]]
+        valid = [numpy.ones(before.shape, dtype=bool), numpy.ones(after.shape, dtype=bool)]
+    if subtrees and tokens.parsed and width:
+        position = lo[:, None] + numpy.arange(width)[None, :]
+        inside = position < hi[:, None]
+        position = numpy.minimum(position, tokens.n - 1)
+        left, right = tokens.left[position], tokens.right[position]
+        # the subtree; without its leading preposition; without its trailing punctuation
+        no_prep = inside & tokens.prep[numpy.minimum(left, tokens.n - 1)]
+        no_punct = inside & (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
+        starts += [left, left + 1, left]
+        ends += [right, right, right - 1]
+        valid += [inside, no_prep, no_punct]
+    start, end = numpy.concatenate(starts, axis=1), numpy.concatenate(ends, axis=1)
+    which, column = numpy.nonzero(numpy.concatenate(valid, axis=1))
+    start, end = start[which, column], end[which, column]
+    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
+        sents = zip(bounds.tolist(), sent_start.tolist(), sent_end.tolist())
+        more = [(i, _extra_spans(tokens, a, b, s, e, extra)) for i, ((a, b), s, e) in enumerate(sents)]
+        which = numpy.concatenate([which] + [numpy.full(len(spans[0]), i) for i, spans in more])
+        start = numpy.concatenate([start] + [spans[0] for _, spans in more])
+        end = numpy.concatenate([end] + [spans[1] for _, spans in more])
+    # in the target's window, and off the target
+    keep = (lo[which] <= start) & (start < end) & (end <= hi[which])
+    keep &= (end <= t_start[which]) | (start >= t_end[which])
+    which, start, end = which[keep], start[keep], end[keep]
+    if include_target:
+        which = numpy.concatenate([which, numpy.arange(len(bounds))])
+        start, end = numpy.concatenate([start, t_start]), numpy.concatenate([end, t_end])
+    n1 = tokens.n + 1
+    # distinct and sorted; a sort, not numpy.unique, which hashes first and is many times slower on a million rows
+    codes = numpy.sort((which * n1 + start) * n1 + end)
+    codes = codes[numpy.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+    which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
+    return numpy.column_stack([t_start[which], t_end[which], start, end]).astype("int32")
+
+
+def _extra_spans(tokens: "DocArrays", t_start: int, t_end: int, sent_start: int, sent_end: int, extra: "Extras"):
+    """(starts, ends) of one target's phrase and clause candidates, before the window
+    ([sent_start, sent_end): the target's sentence, stretched to cover the target)."""
+    starts, ends = [numpy.zeros(0, dtype="int64")], [numpy.zeros(0, dtype="int64")]
+    if extra.phrases and tokens.parsed:
+        phrase_starts, phrase_ends = _phrases(tokens, t_start, t_end)
+        starts.append(phrase_starts)
+        ends.append(phrase_ends)
+    if extra.clauses:
+        clause_starts, clause_ends = _clauses(tokens, t_start, t_end, sent_start, sent_end)
+        starts.append(clause_starts)
+        ends.append(clause_ends)
+    return numpy.concatenate(starts), numpy.concatenate(ends)
+
+
+class Extras(NamedTuple):
+    """The candidates beyond v1's (module docstring)."""
+
+    phrases: bool = False
+    clauses: bool = False
+
+
+class DocArrays:
+    """What the candidates need of a doc's tokens, read once per doc with `Doc.to_array`
+    (not per target, and no Token objects): sentence bounds, and with a parse each token's
+    subtree edges, whether it is a preposition (its subtree is also offered without it)
+    and whether it is punctuation."""
+
+    def __init__(self, doc: Doc) -> None:
+        n = self.n = len(doc)
+        index = numpy.arange(n, dtype="int64")
+        # signed (HEAD is relative) except the DEP hash, a uint64 compared as such
+        columns = doc.to_array([HEAD, SENT_START, POS, IS_PUNCT]).astype("int64").reshape(n, 4)
+        self.sent_start = numpy.zeros(n, dtype="int64")
+        self.sent_end = numpy.full(n, n, dtype="int64")
+        if doc.has_annotation("SENT_START") and n:
+            starts = numpy.flatnonzero((columns[:, 1] == 1) | (index == 0))
+            which = numpy.searchsorted(starts, index, side="right") - 1
+            self.sent_start = starts[which]
+            self.sent_end = numpy.append(starts[1:], n)[which]
+        self.punct = columns[:, 3].astype(bool)
+        self.parsed = doc.has_annotation("DEP")
+        if self.parsed:
+            self.heads = index + columns[:, 0]
+            self.left, self.right = subtree_edges(self.heads)
+            self.prep = (doc.to_array(DEP) == doc.vocab.strings["prep"]) | (columns[:, 2] == ADP)
+
+
+def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Each token's subtree as [left, right): the least and (one past) the largest index
+    among the token and its descendants, spread up the tree one level per pass."""
+    n = len(heads)
+    left, right = numpy.arange(n, dtype="int64"), numpy.arange(1, n + 1, dtype="int64")
+    for _ in range(n):
+        new_left, new_right = left.copy(), right.copy()
+        numpy.minimum.at(new_left, heads, left)
+        numpy.maximum.at(new_right, heads, right)
+        if (new_left == left).all() and (new_right == right).all():
+            break
+        left, right = new_left, new_right
+    return left, right
+
+
+def fe_candidates(
+    doc: Doc,
+    target: Span,
+    max_ngram: int,
+    window: int,
+    subtrees: bool = True,
+    ngram_gap: Optional[int] = None,
+    tokens: Optional["DocArrays"] = None,
+    include_target: bool = False,
+    extra: Extras = Extras(),
+) -> List[Tuple[int, int]]:
+    """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
+    the doc's DocArrays, when the caller asks for many targets of one doc."""
+    tokens = tokens if tokens is not None else DocArrays(doc)
+    bounds = numpy.asarray([(target.start, target.end)], dtype="int64")
+    rows = _block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target, extra)
+    return [(int(a), int(b)) for a, b in rows[:, 2:]]
+
+
+def _phrases(tokens: DocArrays, t_start: int, t_end: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The subtree of the target's head word and of each of its ancestors, cut at the
+    target: the part after it and the part before it."""
+    inside = numpy.arange(t_start, t_end)
+    outside = (tokens.heads[inside] < t_start) | (tokens.heads[inside] >= t_end) | (tokens.heads[inside] == inside)
+    token = int(inside[outside][0]) if outside.any() else t_start
+    starts, ends = [], []
+    for _ in range(tokens.n):  # up to the root; a head cycle (bad input) stops at n steps
+        left, right = int(tokens.left[token]), int(tokens.right[token])
+        starts += [t_end, left]
+        ends += [right, t_start]
+        head = int(tokens.heads[token])
+        if head == token:
+            break
+        token = head
+    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
+
+
+def _clauses(
+    tokens: DocArrays, t_start: int, t_end: int, sent_start: int, sent_end: int
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """From the target to the nearest punctuation mark and to the sentence edge, on each
+    side; the sentence edge also without its punctuation."""
+    after = numpy.flatnonzero(tokens.punct[t_end:sent_end])
+    before = numpy.flatnonzero(tokens.punct[sent_start:t_start])
+    next_punct = t_end + int(after[0]) if len(after) else sent_end
+    prev_punct = sent_start + int(before[-1]) + 1 if len(before) else sent_start
+    last = sent_end - 1 if sent_end > t_end and tokens.punct[sent_end - 1] else sent_end
+    first = sent_start + 1 if sent_start < t_start and tokens.punct[sent_start] else sent_start
+    starts = [t_end, t_end, t_end, prev_punct, sent_start, first]
+    ends = [next_punct, sent_end, last, t_start, t_start, t_start]
+    return numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
