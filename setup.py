@@ -47,7 +47,18 @@ setup(
     extras_require={
         "plots": ["matplotlib>=3.7"],
         "dask": ["distributed>=2024.1.0"],
-        "test": ["pytest>=8", "matplotlib>=3.7", "distributed>=2024.1.0", "ruff>=0.6", "jsonschema>=4.18"],
+        # `spacy-frames serve` (FastAPI on uvicorn); the tests also use FastAPI's TestClient (httpx)
+        "serve": ["fastapi>=0.110.0", "uvicorn>=0.29.0"],
+        "test": [
+            "pytest>=8",
+            "matplotlib>=3.7",
+            "distributed>=2024.1.0",
+            "ruff>=0.6",
+            "jsonschema>=4.18",
+            "fastapi>=0.110.0",
+            "uvicorn>=0.29.0",
+            "httpx>=0.27",
+        ],
     },
     entry_points={
         "spacy_factories": [

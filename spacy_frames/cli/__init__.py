@@ -5,6 +5,7 @@ from . import (  # noqa: F401 (each registers its commands on the app)
     annotate,
     assets,
     benchmark,
+    convert,
     discourse,
     evaluate,
     frames,
@@ -14,6 +15,7 @@ from . import (  # noqa: F401 (each registers its commands on the app)
     package,
     render,
     robustness,
+    serve,
     train,
     tune,
 )

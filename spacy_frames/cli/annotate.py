@@ -17,7 +17,8 @@ def annotate_cli(
         metavar="INPUT",
         help="With OUTPUT: the corpus (.txt, a directory of .txt, .jsonl, .csv, .tsv, - for stdin); without: one text to annotate and print (default: read stdin)",
     ),
-    output: Optional[Path] = Arg(None, help="Records out: .jsonl (one per document) or .spacy (DocBin)"),
+    output: Optional[Path] = Arg(None, help="Out: .jsonl (a record per document), .spacy (DocBin) or .conll"),
+    output_format: Optional[str] = Opt(None, "--format", help="jsonl, spacy or conll (default: OUTPUT's suffix)"),
     text_key: str = Opt("text", "--text-key", help=".jsonl: the text field"),
     id_key: str = Opt("id", "--id-key", help=".jsonl: the id field (else the line number)"),
     column: str = Opt("text", "--column", help=".csv/.tsv: the text column"),
@@ -72,6 +73,7 @@ def annotate_cli(
             model=model,
             exclude=exclude,
             reader_options={"text_key": text_key, "id_key": id_key, "column": column, "id_column": id_column},
+            output_format=output_format,
         )
     except KeyboardInterrupt:
         typer.secho(f"Interrupted: every complete record is in {output}; continue with --resume", err=True)

@@ -208,12 +208,23 @@ def _frame_entry(entry: ET.Element, root: ET.Element) -> Dict[str, Any]:
 
 
 class _FNZip:
-    """The FrameNet release zip, with the member prefix ("fndata-1.5/") found once."""
+    """A FrameNet release in the XML layout (``frameIndex.xml``, ``frame/``, ``lu/``,
+    ``fulltext/``): a zip (FrameNet 1.5's ``fndata-1.5.zip``, member prefix found once)
+    or a directory holding the same files."""
 
     def __init__(self, zip_path: PathLike) -> None:
-        self.path = _require_file(zip_path, "FrameNet 1.5 zip")
-        self.zip = zipfile.ZipFile(self.path)
-        names = self.zip.namelist()
+        path = Path(zip_path)
+        self.zip: Optional[zipfile.ZipFile] = None
+        if path.is_dir():
+            self.path = path
+            names = [p.relative_to(path).as_posix() for p in path.rglob("*.xml")]
+        else:
+            self.path = _require_file(zip_path, "FrameNet release (zip or directory)")
+            try:
+                self.zip = zipfile.ZipFile(self.path)
+            except zipfile.BadZipFile:
+                raise ValueError(f"'{self.path}' is not a FrameNet release: not a zip file nor a directory.") from None
+            names = self.zip.namelist()
         index = [n for n in names if n.rsplit("/", 1)[-1] == "frameIndex.xml"]
         if not index:
             raise ValueError(f"'{self.path}' is not a FrameNet release: it has no frameIndex.xml.")
@@ -223,10 +234,12 @@ class _FNZip:
     def member(self, relative: str) -> str:
         name = self.prefix + relative
         if name not in self.names:
-            raise FileNotFoundError(f"'{relative}' is missing from the FrameNet zip '{self.path}'.")
+            raise FileNotFoundError(f"'{relative}' is missing from the FrameNet release '{self.path}'.")
         return name
 
     def open(self, relative: str) -> IO[bytes]:
+        if self.zip is None:
+            return (self.path / self.member(relative)).open("rb")
         return self.zip.open(self.member(relative))
 
     def parse(self, relative: str) -> ET.Element:
@@ -243,7 +256,8 @@ class _FNZip:
         )
 
     def close(self) -> None:
-        self.zip.close()
+        if self.zip is not None:
+            self.zip.close()
 
     def __enter__(self) -> "_FNZip":
         return self

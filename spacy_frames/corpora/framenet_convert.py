@@ -4,7 +4,10 @@ Holds :func:`convert_framenet15` (full-text train/dev/test in the Das et al. spl
 exemplars and the FN1.5 inventory) and :func:`convert_framenet17` (the open-sesame FN1.7 dev
 set and the FN1.7 inventory, with out-of-vocabulary counts against FN1.5), the per-split
 summary they return (:data:`SPLIT_COUNT_KEYS`) and the token attributes stored in the
-``DocBin``s (:data:`DOCBIN_ATTRS`). ``scripts/convert_framenet.py`` is their command line.
+``DocBin``s (:data:`DOCBIN_ATTRS`). ``spacy-frames convert framenet`` / ``fn17``
+(spacy_frames/cli/convert.py) is their command line. :func:`convert_framenet15` reads any
+release in FrameNet's XML layout, zip or directory (a domain FrameNet too); without a
+split JSON all its full text goes to ``fulltext.spacy``.
 """
 
 from collections import Counter
@@ -17,13 +20,14 @@ from spacy.vocab import Vocab
 from ..extensions import FE_KEY
 from ..inventory.frames import FrameInventory
 from .docbins import add_docs
-from .framenet import PathLike, _require_file, read_fn15_inventory, read_fn17_inventory
+from .framenet import PathLike, _missing, _require_file, read_fn15_inventory, read_fn17_inventory
 from .framenet_elements import fe_summary
 from .framenet_sentences import (
     FrameSentence,
     iter_exemplar_sentences,
     iter_fulltext_sentences,
     iter_open_sesame_sentences,
+    list_fulltext_docs,
     load_split,
     sentence_to_doc,
 )
@@ -90,9 +94,16 @@ def _write_docbin(
     doc_bin.to_disk(path)
 
 
+def _require_release(path: PathLike) -> Path:
+    path = Path(path)
+    if not path.exists():
+        raise _missing(path, "FrameNet release (zip or directory)")
+    return path
+
+
 def convert_framenet15(
     zip_path: PathLike,
-    splits_json: PathLike,
+    splits_json: Optional[PathLike],
     output_dir: PathLike,
     exemplar_limit: Optional[int] = None,
     *,
@@ -101,7 +112,8 @@ def convert_framenet15(
 ) -> Dict[str, Any]:
     """Write ``{train,dev,test}.spacy`` (full text, Das et al. split), ``exemplars.spacy``
     (LU exemplars, at most ``exemplar_limit``) and ``frames.json`` (the FN1.5 inventory)
-    into ``output_dir``; return the summary.
+    into ``output_dir``; return the summary. ``zip_path``: the release zip or directory;
+    ``splits_json`` None: every full-text document into ``fulltext.spacy`` instead.
 
     Summary: ``{split: {"docs", "sentences", "targets", "skipped_targets",
     "discontinuous_targets", "multiword_targets", "sentences_without_targets",
@@ -123,15 +135,18 @@ def convert_framenet15(
     """
     from tqdm import tqdm
 
-    fn_zip = _require_file(zip_path, "FrameNet 1.5 zip")
+    fn_zip = _require_release(zip_path)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     inventory = read_fn15_inventory(fn_zip)
     inventory.to_disk(output / "frames.json")
-    splits = load_split(splits_json, fn_zip)
+    if splits_json is None:
+        splits = {"fulltext": list_fulltext_docs(fn_zip)}
+    else:
+        splits = load_split(splits_json, fn_zip)
     vocab = Vocab()
     summary: Dict[str, Any] = {}
-    for split in ("train", "dev", "test"):
+    for split in splits:
         stats: Counter = Counter()
         sentences = iter_fulltext_sentences(fn_zip, splits[split])
         _write_docbin(sentences, output / f"{split}.spacy", vocab, inventory, stats, keep_target_fes=keep_target_fes)

@@ -356,16 +356,24 @@ def iter_open_sesame_sentences(path: PathLike) -> Iterator[FrameSentence]:
 
 
 def _conll_blocks(path: Path) -> Iterator[List[List[str]]]:
+    """The blocks of rows; a row of fewer than 5 columns, or of other columns than the
+    rows before it in its block, is an error naming the file and line."""
     block: List[List[str]] = []
     with path.open(encoding="utf8") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line.strip():
                 if block:
                     yield block
                 block = []
                 continue
-            block.append(line.split("\t"))
+            row = line.split("\t")
+            if len(row) < 5 or (block and len(row) != len(block[0])):
+                expected = f"{len(block[0])} as the lines before it" if block else "5 or 15"
+                raise ValueError(
+                    f"{path}, line {number}: expected {expected} tab-separated columns, got {len(row)}: {line[:80]!r}"
+                )
+            block.append(row)
     if block:
         yield block
 

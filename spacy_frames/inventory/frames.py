@@ -16,7 +16,7 @@ import srsly
 
 PathLike = Union[str, Path]
 MISSING_HINT = (
-    "scripts/convert_framenet.py writes it from the FrameNet assets "
+    "`spacy project run convert` (`spacy-frames convert`) writes it from the FrameNet assets "
     "(run `spacy project assets` (or `python -m spacy_frames fetch-assets`) to fetch it)"
 )
 

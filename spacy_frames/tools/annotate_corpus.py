@@ -105,7 +105,7 @@ class ConllOutput:
         self.handle.close()
 
 
-def output_format(path: Path, fmt: Optional[str] = None) -> str:
+def resolve_output_format(path: Path, fmt: Optional[str] = None) -> str:
     """`fmt` when given (jsonl, spacy, conll), else the one the suffix of `path` names."""
     if fmt is not None:
         if fmt not in OUTPUT_FORMATS:
@@ -114,16 +114,13 @@ def output_format(path: Path, fmt: Optional[str] = None) -> str:
     suffix = path.suffix.lower()
     if suffix not in OUTPUT_SUFFIXES + (".conll",):
         raise ValueError(
-            f"Unknown output format {suffix or '(no suffix)'} of {path}: expected .jsonl, .spacy or .conll"
+            f"Unknown output format {suffix or '(no suffix)'} of {path}: expected .jsonl or .spacy (records) or .conll (CoNLL)"
         )
     return suffix[1:]
 
 
-output_format_of = output_format
-
-
 def open_output(path: Path, resume: bool, fmt: Optional[str] = None):
-    writer = {"jsonl": JsonlOutput, "spacy": DocBinOutput, "conll": ConllOutput}[output_format(path, fmt)]
+    writer = {"jsonl": JsonlOutput, "spacy": DocBinOutput, "conll": ConllOutput}[resolve_output_format(path, fmt)]
     path.parent.mkdir(parents=True, exist_ok=True)
     return writer(path, resume)
 
@@ -182,7 +179,7 @@ def annotate_corpus(
     output = Path(output)
     documents = read_documents(input_path, **(reader_options or {}))
     total = count_documents(input_path)
-    if dask is not None and output_format_of(output, output_format) != "jsonl":
+    if dask is not None and resolve_output_format(output, output_format) != "jsonl":
         raise ValueError(f"--dask writes .jsonl records (got {output}); annotate to .jsonl, or drop --dask for .spacy")
     writer = open_output(output, resume, output_format)
     summary = AnnotateSummary(resumed_after=writer.done)

@@ -1,10 +1,27 @@
 """The JSON record of an annotated document, the same from one process, `n_process`
-processes or a Dask cluster: scores are rounded to 4 decimals."""
+processes or a Dask cluster: scores are rounded to 4 decimals. Every record names the
+JSON Schema it follows (`"schema"`: :data:`RECORD_SCHEMA`); :func:`record_schema` returns
+that schema (spacy_frames/schemas/record.v1.schema.json)."""
 
 import json
-from typing import Dict, Optional
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Dict, Optional
 
 from spacy.tokens import Doc
+
+RECORD_SCHEMA = "spacy-frames/record/v1"
+SCHEMA_FILE = "record.v1.schema.json"
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return resources.files("spacy_frames").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf8")
+
+
+def record_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the records `doc_to_record` returns (a fresh copy)."""
+    return json.loads(_schema_text())
 
 
 def _score(value) -> Optional[float]:
@@ -38,6 +55,7 @@ def doc_to_record(doc: Doc, doc_id: str) -> Dict:
         for relation in doc._.discourse_relations
     ]
     return {
+        "schema": RECORD_SCHEMA,
         "id": doc_id,
         "text": doc.text,
         "frames": frames,

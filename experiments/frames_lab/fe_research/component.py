@@ -49,6 +49,7 @@ from thinc.api import Config, Model, set_dropout_rate
 from spacy_frames.extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.pipeline.base import FramesPipe, default_tok2vec_config
+from spacy_frames.pipeline.frame_elements import FrameElements
 from spacy_frames.pipeline.sharing import skip_batch
 from spacy_frames.pipeline.span_decoding import decode
 from spacy_frames.suggesters import to_numpy
@@ -487,11 +488,8 @@ class FrameElementsResearch(FETableMixin, FEFittingMixin, FramesPipe):
         backprop((d_scores, None, d_prune))
         return loss
 
-    def _lr_scales(self) -> Dict[Tuple[int, str], float]:
-        scale = self.cfg["head_lr_scale"]
-        if scale == 1.0:
-            return {}
-        return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
+    # the product's (spacy_frames.pipeline.frame_elements), the same to the letter
+    _lr_scales = FrameElements._lr_scales
 
     def _sample_negatives(self, rows: List[numpy.ndarray], options: List[List[int]], gold: numpy.ndarray):
         """Every FE row and a random `negative_fraction` of the no-FE rows: most candidates
@@ -562,19 +560,12 @@ class FrameElementsResearch(FETableMixin, FEFittingMixin, FramesPipe):
             if given.frames != owner.inventory.frames:
                 owner.set_inventory(given)
         self._build_table()
-        inventory = self.inventory
-        unknown = {
-            fe.label_
-            for eg in get_examples()
-            for fe in eg.reference.spans.get(self.cfg["fe_key"], [])
-            if fe._.fe_frame in inventory and fe.label_ not in inventory.fe_names(fe._.fe_frame)
-        }
-        if unknown:
-            warnings.warn(
-                f"[{self.name}] {len(unknown)} gold FE name(s) are not FEs of their frame and are never learned: {sorted(unknown)[:10]}",
-                stacklevel=2,
-            )
+        self._warn_unknown_fes(get_examples)
         self.model.initialize(X=(sample, [[] for _ in sample], []))
+
+    # the product's (spacy_frames.pipeline.frame_elements): the warning about gold FE names
+    # that are not FEs of their frame
+    _warn_unknown_fes = FrameElements._warn_unknown_fes
 
     def _encoder_component(self, nlp: Optional[Language]):
         name = self.cfg["encoder_component"]

@@ -7,121 +7,25 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
-from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from thinc.api import get_array_module
 from thinc.util import to_numpy
 
-from .suggester import subtree_edges
-
-Row = Tuple[int, int, int, int]
-
-DISTANCE_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24)  # token gaps; the last bucket is open
-LENGTH_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16)
-# en_core_web_sm's (ClearNLP) dependency labels; any other label is the last column
-DEP_LABELS = (
-    "ROOT",
-    "acl",
-    "acomp",
-    "advcl",
-    "advmod",
-    "agent",
-    "amod",
-    "appos",
-    "attr",
-    "aux",
-    "auxpass",
-    "case",
-    "cc",
-    "ccomp",
-    "compound",
-    "conj",
-    "csubj",
-    "csubjpass",
-    "dative",
-    "dep",
-    "det",
-    "dobj",
-    "expl",
-    "intj",
-    "mark",
-    "meta",
-    "neg",
-    "nmod",
-    "npadvmod",
-    "nsubj",
-    "nsubjpass",
-    "nummod",
-    "oprd",
-    "parataxis",
-    "pcomp",
-    "pobj",
-    "poss",
-    "preconj",
-    "predet",
-    "prep",
-    "prt",
-    "punct",
-    "quantmod",
-    "relcl",
-    "xcomp",
+# the product's buckets, labels and helpers (spacy_frames.ml.fe_features); only the
+# builders below are the lab's own: they give OneHotRows, the product's dense arrays
+from spacy_frames.ml.fe_features import (
+    DEP_INDEX,
+    DEP_LABELS,
+    DISTANCE_BUCKETS,
+    LENGTH_BUCKETS,
+    N_SYNTAX,
+    Row,
+    _dep_columns,
+    bucket,
+    n_position_features,
+    span_roots,
 )
-DEP_INDEX = {label: i for i, label in enumerate(DEP_LABELS)}
-# how the span's root hangs from the target: its head is in the target; its grandparent
-# is (through a preposition, "gave it [to] him"); it holds the target's head; it shares
-# the target's head; the span is a whole subtree
-RELATIONS = ("child", "grandchild", "governor", "sibling", "subtree")
-N_SYNTAX = len(DEP_LABELS) + 1 + len(RELATIONS)
-
-
-def n_position_features(on_target: bool = False) -> int:
-    return 2 * len(DISTANCE_BUCKETS) + len(LENGTH_BUCKETS) + int(on_target)
-
-
-def bucket(value, edges: Sequence[int]):
-    """The bucket of `value` (a number or an array) among the lower `edges`."""
-    return numpy.searchsorted(edges, value, side="right") - 1
-
-
-def distinct_spans(starts: numpy.ndarray, ends: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """The distinct spans [start, end) (token offsets) in (start, end) order, as their
-    starts and ends, and each span's place among them: what numpy.unique of the spans'
-    codes gives, from a table over (start, length) instead of a sort when that table is
-    small (candidate spans are short, so the table is a few times the number of spans)."""
-    starts, ends = numpy.asarray(starts, dtype="int64").reshape(-1), numpy.asarray(ends, dtype="int64").reshape(-1)
-    if not len(starts):
-        return starts, ends, numpy.zeros(0, dtype="int64")
-    lengths = ends - starts
-    shortest, first = int(lengths.min()), int(starts.min())
-    n_lengths = int(lengths.max()) - shortest + 1
-    size = (int(starts.max()) - first + 1) * n_lengths
-    if size > 8 * len(starts) + 4096:
-        n1 = int(ends.max()) + 1
-        codes, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
-        return codes // n1, codes % n1, inverse.reshape(-1)
-    codes = (starts - first) * n_lengths + (lengths - shortest)
-    present = numpy.zeros(size, dtype=bool)
-    present[codes] = True
-    distinct = numpy.flatnonzero(present)
-    span_starts = first + distinct // n_lengths
-    return span_starts, span_starts + shortest + distinct % n_lengths, (numpy.cumsum(present) - 1)[codes]
-
-
-def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
-    """Per span [start, end): its first token whose head lies outside it (or is itself);
-    the start when none does. One vectorised pass per token position, over distinct spans."""
-    first, last, inverse = distinct_spans(starts, ends)
-    root, found = first.copy(), numpy.zeros(len(first), dtype=bool)
-    for k in range(int((last - first).max(initial=0))):
-        i = first + k
-        open_ = ~found & (i < last)
-        if not open_.any():
-            break
-        h = heads[numpy.minimum(i, len(heads) - 1)]
-        is_root = open_ & ((h == i) | (h < first) | (h >= last))
-        root[is_root] = i[is_root]
-        found |= is_root
-    return root[inverse]
+from spacy_frames.suggesters.frame_elements import subtree_edges
 
 
 def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> "OneHotRows":
@@ -172,18 +76,6 @@ def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, Lis
     for k, which in enumerate(relations):
         feats.add_flag(len(DEP_LABELS) + 1 + k, spread(which, False))
     return feats
-
-
-# the DEP_LABELS' string hashes (what Doc.to_array(DEP) holds), sorted, and their columns
-_DEP_HASHES = numpy.asarray([get_string_id(label) for label in DEP_LABELS], dtype="uint64")
-_DEP_ORDER = numpy.argsort(_DEP_HASHES)
-
-
-def _dep_columns(hashes: numpy.ndarray) -> numpy.ndarray:
-    """Each token's dependency label as its DEP_LABELS column (any other label: the last)."""
-    sorted_hashes = _DEP_HASHES[_DEP_ORDER]
-    place = numpy.minimum(numpy.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
-    return numpy.where(sorted_hashes[place] == hashes, _DEP_ORDER[place], len(DEP_LABELS)).astype("int64")
 
 
 def position_one_hots(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> "OneHotRows":

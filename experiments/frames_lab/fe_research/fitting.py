@@ -13,6 +13,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from spacy_frames.extensions import fe_target_id
+from spacy_frames.pipeline.fe_fitting import _pct, _target_offsets
 from spacy_frames.scoring.frame_elements import score_frame_elements
 
 
@@ -173,13 +174,3 @@ def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int], extr
     settings = suggester_settings(settings, ngram_gap, extras)
     factory = registry.misc.get(settings.pop("@misc", V1))
     return factory(**settings)
-
-
-def _target_offsets(key: str) -> Optional[Tuple[int, int]]:
-    """The (start_char, end_char) of an FE span's target pointer ("start:end:frame")."""
-    start, end, *_ = (key or "").split(":") + ["", ""]
-    return (int(start), int(end)) if start.isdigit() and end.isdigit() else None
-
-
-def _pct(value: Optional[float]) -> Optional[float]:
-    return None if value is None else round(100 * value, 2)

@@ -1,19 +1,9 @@
 """The spans the research frame_elements scores as arguments of each frame target
 (`frames-lab.fe_candidate_suggester.v1`).
 
-Rows [target_start, target_end, span_start, span_end]: for every frame span of
-`doc.spans[frames_key]`, the candidate spans of the target's sentence, within `window`
-tokens of the target on either side:
-- every n-gram of 1..`max_ngram` tokens, or (`ngram_gap`) only those with at most
-  `ngram_gap` tokens between them and the target: 0 keeps the n-grams next to it, where
-  FEs whose boundaries no subtree gives sit ("[John] gave", "gave [him]"); FN1.5 dev
-  chose 0 (tune-fe-threshold): as good as every n-gram, with a third of the rows;
-- when the doc has a dependency parse, every token's subtree, and the subtree without
-  its leading preposition or trailing punctuation (FrameNet often marks "to [the
-  bank]"-style FEs either way), which reaches the long clausal FEs n-grams miss.
-- with `include_target`, the target span itself: FrameNet puts an FE on the target
-  itself where the word incorporates it ("[president]" is the Leader of Leadership,
-  "[farmers]" the Person of People_by_vocation; about a fifth of full-text FEs).
+Rows [target_start, target_end, span_start, span_end]: v1's candidates are the product's
+(`spacy-frames.fe_candidate_suggester.v1`, spacy_frames.suggesters.frame_elements, whose
+docstring lists them: n-grams near the target, subtrees, the target itself), and
 - with `phrases` (and a parse), every phrase the target sits in, cut at the target: for
   the target's head word and each of its ancestors, the part of the ancestor's subtree
   after the target and the part before it ("the strongest [critics of our welfare
@@ -32,8 +22,6 @@ from functools import partial
 from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
-from spacy.symbols import ADP
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from thinc.api import Ops
@@ -41,6 +29,13 @@ from thinc.types import Ragged
 
 from spacy_frames.extensions import FRAMES_KEY
 from spacy_frames.suggesters import to_ragged
+
+# v1's candidates are the product's (spacy_frames.suggesters.frame_elements): its doc
+# arrays, its step over a block of targets and the block size; the lab adds v2's phrases
+# and clauses to them
+from spacy_frames.suggesters.frame_elements import TARGETS_PER_STEP, DocArrays
+from spacy_frames.suggesters.frame_elements import _block_candidates as _v1_block_candidates
+from spacy_frames.suggesters.frame_elements import _build as _v1_build
 
 
 @registry.misc("frames-lab.fe_candidate_suggester.v1")
@@ -82,23 +77,11 @@ def _build(
     phrases: bool = False,
     clauses: bool = False,
 ) -> Callable[..., Ragged]:
-    if max_ngram < 1 or window < 1:
-        raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
-    if ngram_gap is not None and ngram_gap < 0:
-        raise ValueError(f"fe_candidate_suggester: ngram_gap must be >= 0 or null, got {ngram_gap}")
-
-    # A partial of a module-level function, not a closure: the pipeline must pickle for
-    # nlp.pipe(n_process=...) under the spawn start method (macOS, Windows).
-    return partial(
-        suggest_fe_candidates,
-        max_ngram=max_ngram,
-        window=window,
-        subtrees=subtrees,
-        ngram_gap=ngram_gap,
-        include_target=include_target,
-        phrases=phrases,
-        clauses=clauses,
-    )
+    # the product's checks of v1's settings, and its settings with v2's added, on a partial
+    # of this module's function (a partial, not a closure: the pipeline must pickle for
+    # nlp.pipe(n_process=...) under the spawn start method)
+    v1 = _v1_build(max_ngram, window, subtrees, ngram_gap, include_target)
+    return partial(suggest_fe_candidates, **v1.keywords, phrases=phrases, clauses=clauses)
 
 
 def suggest_fe_candidates(
@@ -131,13 +114,8 @@ def suggest_fe_candidates(
     return to_ragged(rows, width=4, ops=ops)
 
 
-# targets whose candidates are made in one array step: bounds the (targets x candidates)
-# arrays on long documents
-TARGETS_PER_STEP = 512
-
-
 def _block_candidates(
-    tokens: "DocArrays",
+    tokens: DocArrays,
     bounds: numpy.ndarray,
     max_ngram: int,
     window: int,
@@ -148,55 +126,33 @@ def _block_candidates(
 ) -> numpy.ndarray:
     """The rows [target_start, target_end, start, end] of the targets `bounds` ((k, 2)
     [start, end)), target after target, each target's candidates sorted and distinct (the
-    module docstring), made in array steps over all the targets at once."""
+    module docstring): v1's (the product's array step over all the targets at once), and
+    with `extra` each target's phrases and clauses in its window and off it, merged in."""
+    if not (extra.phrases or extra.clauses):
+        return _v1_block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target)
+    # v1's rows with each target's own row, so that every target has rows: a target's run
+    # ends where the target's offsets change or its (start, end) stops rising
+    rows = _v1_block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, True).astype("int64")
+    n1 = tokens.n + 1
+    local = rows[:, 2] * n1 + rows[:, 3]
+    new_run = (local[1:] <= local[:-1]) | (rows[1:, :2] != rows[:-1, :2]).any(axis=1)
+    which = numpy.cumsum(numpy.r_[True, new_run]) - 1
     t_start, t_end = bounds[:, 0], bounds[:, 1]
     sent_start, sent_end = tokens.sent_start[t_start], numpy.maximum(tokens.sent_end[t_start], t_end)
     lo, hi = numpy.maximum(sent_start, t_start - window), numpy.minimum(sent_end, t_end + window)
-    lengths = numpy.arange(1, max_ngram + 1)
-    width = int((hi - lo).max(initial=0))
-    # every column a candidate (start, end) per target; `valid` masks the padding
-    if ngram_gap is None:  # every n-gram of the window
-        offsets = numpy.tile(numpy.arange(width), max_ngram)
-        starts = [lo[:, None] + offsets[None, :]]
-        ends = [starts[0] + numpy.repeat(lengths, width)[None, :]]
-        valid = [numpy.broadcast_to(offsets[None, :] < (hi - lo)[:, None], starts[0].shape)]
-    else:  # n-grams ending at most ngram_gap tokens before the target, or starting as close after it
-        gaps = numpy.tile(numpy.arange(ngram_gap + 1), max_ngram)
-        ngram_lengths = numpy.repeat(lengths, ngram_gap + 1)
-        before = t_start[:, None] - (ngram_lengths + gaps)[None, :]
-        after = t_end[:, None] + gaps[None, :]
-        starts = [before, after]
-        ends = [before + ngram_lengths[None, :], after + ngram_lengths[None, :]]
-        valid = [numpy.ones(before.shape, dtype=bool), numpy.ones(after.shape, dtype=bool)]
-    if subtrees and tokens.parsed and width:
-        position = lo[:, None] + numpy.arange(width)[None, :]
-        inside = position < hi[:, None]
-        position = numpy.minimum(position, tokens.n - 1)
-        left, right = tokens.left[position], tokens.right[position]
-        # the subtree; without its leading preposition; without its trailing punctuation
-        no_prep = inside & tokens.prep[numpy.minimum(left, tokens.n - 1)]
-        no_punct = inside & (right - left > 1) & tokens.punct[numpy.maximum(right - 1, 0)]
-        starts += [left, left + 1, left]
-        ends += [right, right, right - 1]
-        valid += [inside, no_prep, no_punct]
-    start, end = numpy.concatenate(starts, axis=1), numpy.concatenate(ends, axis=1)
-    which, column = numpy.nonzero(numpy.concatenate(valid, axis=1))
-    start, end = start[which, column], end[which, column]
-    if extra.phrases or extra.clauses:  # a few spans per target, from its own walk up the tree
-        sents = zip(bounds.tolist(), sent_start.tolist(), sent_end.tolist())
-        more = [(i, _extra_spans(tokens, a, b, s, e, extra)) for i, ((a, b), s, e) in enumerate(sents)]
-        which = numpy.concatenate([which] + [numpy.full(len(spans[0]), i) for i, spans in more])
-        start = numpy.concatenate([start] + [spans[0] for _, spans in more])
-        end = numpy.concatenate([end] + [spans[1] for _, spans in more])
-    # in the target's window, and off the target
-    keep = (lo[which] <= start) & (start < end) & (end <= hi[which])
-    keep &= (end <= t_start[which]) | (start >= t_end[which])
-    which, start, end = which[keep], start[keep], end[keep]
-    if include_target:
-        which = numpy.concatenate([which, numpy.arange(len(bounds))])
-        start, end = numpy.concatenate([start, t_start]), numpy.concatenate([end, t_end])
-    n1 = tokens.n + 1
-    # distinct and sorted; a sort, not numpy.unique, which hashes first and is many times slower on a million rows
+    # a few spans per target, from its own walk up the tree; in its window and off it
+    sents = zip(bounds.tolist(), sent_start.tolist(), sent_end.tolist())
+    more = [_extra_spans(tokens, a, b, s, e, extra) for (a, b), s, e in sents]
+    more_which = numpy.concatenate([numpy.full(len(spans[0]), i) for i, spans in enumerate(more)])
+    start, end = numpy.concatenate([spans[0] for spans in more]), numpy.concatenate([spans[1] for spans in more])
+    keep = (lo[more_which] <= start) & (start < end) & (end <= hi[more_which])
+    keep &= (end <= t_start[more_which]) | (start >= t_end[more_which])
+    which = numpy.concatenate([which, more_which[keep]])
+    start, end = numpy.concatenate([rows[:, 2], start[keep]]), numpy.concatenate([rows[:, 3], end[keep]])
+    if not include_target:  # no other candidate is its target
+        off = (start != t_start[which]) | (end != t_end[which])
+        which, start, end = which[off], start[off], end[off]
+    # distinct and sorted, as v1's
     codes = numpy.sort((which * n1 + start) * n1 + end)
     codes = codes[numpy.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
     which, start, end = codes // (n1 * n1), codes // n1 % n1, codes % n1
@@ -225,47 +181,6 @@ class Extras(NamedTuple):
     clauses: bool = False
 
 
-class DocArrays:
-    """What the candidates need of a doc's tokens, read once per doc with `Doc.to_array`
-    (not per target, and no Token objects): sentence bounds, and with a parse each token's
-    subtree edges, whether it is a preposition (its subtree is also offered without it)
-    and whether it is punctuation."""
-
-    def __init__(self, doc: Doc) -> None:
-        n = self.n = len(doc)
-        index = numpy.arange(n, dtype="int64")
-        # signed (HEAD is relative) except the DEP hash, a uint64 compared as such
-        columns = doc.to_array([HEAD, SENT_START, POS, IS_PUNCT]).astype("int64").reshape(n, 4)
-        self.sent_start = numpy.zeros(n, dtype="int64")
-        self.sent_end = numpy.full(n, n, dtype="int64")
-        if doc.has_annotation("SENT_START") and n:
-            starts = numpy.flatnonzero((columns[:, 1] == 1) | (index == 0))
-            which = numpy.searchsorted(starts, index, side="right") - 1
-            self.sent_start = starts[which]
-            self.sent_end = numpy.append(starts[1:], n)[which]
-        self.punct = columns[:, 3].astype(bool)
-        self.parsed = doc.has_annotation("DEP")
-        if self.parsed:
-            self.heads = index + columns[:, 0]
-            self.left, self.right = subtree_edges(self.heads)
-            self.prep = (doc.to_array(DEP) == doc.vocab.strings["prep"]) | (columns[:, 2] == ADP)
-
-
-def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """Each token's subtree as [left, right): the least and (one past) the largest index
-    among the token and its descendants, spread up the tree one level per pass."""
-    n = len(heads)
-    left, right = numpy.arange(n, dtype="int64"), numpy.arange(1, n + 1, dtype="int64")
-    for _ in range(n):
-        new_left, new_right = left.copy(), right.copy()
-        numpy.minimum.at(new_left, heads, left)
-        numpy.maximum.at(new_right, heads, right)
-        if (new_left == left).all() and (new_right == right).all():
-            break
-        left, right = new_left, new_right
-    return left, right
-
-
 def fe_candidates(
     doc: Doc,
     target: Span,
@@ -273,7 +188,7 @@ def fe_candidates(
     window: int,
     subtrees: bool = True,
     ngram_gap: Optional[int] = None,
-    tokens: Optional["DocArrays"] = None,
+    tokens: Optional[DocArrays] = None,
     include_target: bool = False,
     extra: Extras = Extras(),
 ) -> List[Tuple[int, int]]:

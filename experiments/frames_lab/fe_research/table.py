@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 import numpy
 
 from spacy_frames.inventory.frames import FrameInventory
+from spacy_frames.pipeline.fe_table import FETableMixin as _ProductTable
 
 from .model import fe_table_node, set_fe_vectors
 
@@ -28,23 +29,21 @@ class FETableMixin:
     _excludes: Dict[str, Dict[str, Set[str]]]
     _warned: Set[str]
 
+    # the product's (spacy_frames.pipeline.fe_table), the same to the letter: the label
+    # data, the owner's inventory, each frame's FE exclusions and the owner's doors
+    label_data = _ProductTable.label_data
+    inventory = _ProductTable.inventory
+    frame_excludes = _ProductTable.frame_excludes
+    set_inventory = _ProductTable.set_inventory
+    add_frame = _ProductTable.add_frame
+
     @property
     def labels(self) -> Tuple[str, ...]:
         return tuple(sorted({fe for _, fe in self.fe_table}))
 
     @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
     def _by_label(self) -> bool:
         return self.cfg["fe_queries"] == "labels"
-
-    # -- the frame inventory: the encoder component's -------------------------------------
-    @property
-    def inventory(self) -> FrameInventory:
-        """The frame inventory: the encoder component's (frame_identifier's)."""
-        return self._require_owner().inventory
 
     @property
     def inventory_owner(self) -> Optional[Any]:
@@ -127,25 +126,10 @@ class FETableMixin:
         self._options, self._indexed = options, inventory
         return options
 
-    def frame_excludes(self, frame: str) -> Dict[str, Set[str]]:
-        if frame not in self._excludes:
-            pairs: Dict[str, Set[str]] = {}
-            if self.cfg["use_excludes"] and frame in self.inventory:
-                for a, b in self.inventory.excludes(frame):
-                    pairs.setdefault(a, set()).add(b)
-                    pairs.setdefault(b, set()).add(a)
-            self._excludes[frame] = pairs
-        return self._excludes[frame]
-
     @staticmethod
     def _fe_texts(inventory: FrameInventory, frames: Iterable[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
         keys = [(frame, fe) for frame in frames for fe in inventory.fe_names(frame)]
         return keys, [inventory.fe_text(frame, fe) for frame, fe in keys]
-
-    def set_inventory(self, inventory: FrameInventory) -> None:
-        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner (frame_identifier)
-        and here: every FE definition is encoded into a new FE table, no retraining."""
-        self._require_owner().set_inventory(inventory)
 
     def _build_table(self) -> None:
         """The FE table of the inventory: every FE definition encoded with the owner's
@@ -195,20 +179,6 @@ class FETableMixin:
         vectors = numpy.stack([current[old[n]] if n in old else start(n) for n in names]).astype("float32")
         set_fe_vectors(self.model, vectors)
         self.fe_table = [("*", n) for n in names]
-
-    def add_frame(
-        self,
-        name: str,
-        definition: str,
-        frame_elements: Iterable[Any] = (),
-        lexical_units: Iterable[str] = (),
-        parents: Iterable[str] = (),
-    ) -> None:
-        """Add a frame with its FEs (FEDef or dicts) at run time, to the owner's inventory
-        (`FrameIdentifier.add_frame`, which tells this component)."""
-        self._require_owner().add_frame(
-            name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
-        )
 
     def _require_table(self) -> None:
         if not self.fe_table or not fe_table_node(self.model).has_param("fe_vectors"):

@@ -1,0 +1,46 @@
+"""Load test of `spacy-frames serve` (the serve-load-test command): spacy_frames.tools.serve_load.
+
+python scripts/serve_load_test.py MODEL SENTENCES.conll OUTPUT.json [--requests 1000] [--clients 8]
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+
+def main(
+    model: str = typer.Argument(..., help="Pipeline: installed package name or path"),
+    sentences: Path = typer.Argument(..., help="open-sesame CoNLL file whose sentences are sent (held out)"),
+    output: Path = typer.Argument(..., help="JSON report"),
+    requests: int = typer.Option(1000, "--requests", help="Requests to send, one sentence each"),
+    clients: int = typer.Option(8, "--clients", help="Concurrent clients"),
+    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds the clients may take in all"),
+    batch_size: int = typer.Option(32, "--batch-size"),
+):
+    from spacy_frames.tools.serve_load import load_test, read_sentences
+
+    report = load_test(
+        model,
+        read_sentences(sentences),
+        n_requests=requests,
+        n_clients=clients,
+        timeout_s=timeout,
+        batch_size=batch_size,
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf8")
+    serve, annotate = report["serve"], report["annotate"]
+    typer.echo(
+        f"{serve['succeeded']}/{serve['requests']} requests from {serve['clients']} clients: "
+        f"p50 {serve['latency_p50_s']} s, p95 {serve['latency_p95_s']} s, {serve['words_per_second']} words/s "
+        f"(annotate: {annotate['words_per_second']} words/s); refusals {'ok' if report['refusals']['ok'] else 'FAILED'}"
+    )
+    if not report["ok"]:
+        sys.exit(f"✘ the load test failed: see {output}")
+    typer.echo(f"✔ {output}")
+
+
+if __name__ == "__main__":
+    typer.run(main)

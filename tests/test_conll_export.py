@@ -1,0 +1,152 @@
+"""`annotate --format conll`: open-sesame's CoNLL, read back by the package's own reader
+and scored by the open-sesame measure as the docs themselves are."""
+
+import json
+
+import pytest
+import spacy
+from fe_toy import toy_fe_docs, toy_fe_inventory
+from spacy.tokens import Doc, DocBin, Span, SpanGroup
+from spacy.training import Example
+from spacy.vocab import Vocab
+
+from spacy_frames.corpora.convert import convert_conll
+from spacy_frames.corpora.docbins import docs_from
+from spacy_frames.corpora.framenet_sentences import iter_open_sesame_sentences, sentence_to_doc
+from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
+from spacy_frames.scoring.frame_elements import score_frame_elements_open_sesame
+from spacy_frames.tools.annotate_corpus import annotate_corpus
+from spacy_frames.tools.conll import doc_to_conll
+
+FN17_DEV = "fn1.7.dev.syntaxnet.conll"
+
+
+def gold_frames_doc(nlp, ref):
+    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
+    install_extensions()
+    doc = nlp.make_doc(ref.text)
+    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
+    return doc
+
+
+def parsed_doc() -> Doc:
+    """A doc as the pipeline leaves it: two sentences, frames with FEs, one discontinuous."""
+    install_extensions()
+    words = ["She", "gave", "him", "a", "gift", ".", "They", "picked", "it", "up", "\n"]
+    sent_starts = [True] + [False] * 5 + [True] + [False] * 4
+    doc = Doc(Vocab(), words=words, sent_starts=sent_starts)
+    give = Span(doc, 1, 2, label="Giving")
+    give._.lexical_unit = "give.v"
+    pick = Span(doc, 7, 10, label="Taking")
+    pick._.target_parts = [[7, 8], [9, 10]]
+    doc.spans["frames"] = [give, pick]
+    fes = [make_fe_span(give, 0, 1, "Donor"), make_fe_span(give, 3, 5, "Theme"), make_fe_span(pick, 6, 7, "Agent")]
+    doc.spans[FE_KEY] = SpanGroup(doc, name=FE_KEY, spans=fes)
+    return doc
+
+
+def test_blocks_have_the_columns_of_open_sesames_dev_file():
+    text = doc_to_conll(parsed_doc())
+    blocks = [block.split("\n") for block in text.strip("\n").split("\n\n")]
+    assert text.endswith("\n\n") and len(blocks) == 2
+    assert blocks[0] == [
+        "0\tShe\t_\t_\tB-Donor",
+        "1\tgave\tgive.v\tGiving\tO",
+        "2\thim\t_\t_\tO",
+        "3\ta\t_\t_\tB-Theme",
+        "4\tgift\t_\t_\tI-Theme",
+        "5\t.\t_\t_\tO",
+    ]
+    # the second sentence only, no whitespace token; the LU falls back to the words
+    assert blocks[1] == [
+        "0\tThey\t_\t_\tB-Agent",
+        "1\tpicked\tpicked it up\tTaking\tO",
+        "2\tit\t_\t_\tO",
+        "3\tup\tpicked it up\tTaking\tO",
+    ]
+    assert doc_to_conll(Doc(Vocab(), words=["Nothing", "here"])) == ""
+
+
+def test_the_export_reads_back_with_the_reader_of_the_fn17_dev_file(tmp_path):
+    path = tmp_path / "out.conll"
+    path.write_text(doc_to_conll(parsed_doc()))
+    sentences = list(iter_open_sesame_sentences(path))
+    assert [s.text for s in sentences] == ["She gave him a gift .", "They picked it up"]
+    give, pick = sentences[0].targets[0], sentences[1].targets[0]
+    assert (give.frame, give.lu, give.pieces) == ("Giving", "give.v", [(4, 8)])
+    assert [(e.name, e.start, e.end) for e in give.elements] == [("Donor", 0, 3), ("Theme", 13, 19)]
+    assert pick.pieces == [(5, 11), (15, 17)]
+
+
+def test_the_shipped_dev_file_round_trips_through_the_export(tmp_path):
+    from framenet_paths import FN17_CONLL  # the fixture's slice of fn1.7.dev.syntaxnet.conll
+
+    vocab = Vocab()
+    docs = [sentence_to_doc(vocab, s) for s in iter_open_sesame_sentences(FN17_CONLL)]
+    for doc in docs:
+        doc.spans["frames"] = list(doc.spans["targets"])
+    out = tmp_path / "again.conll"
+    out.write_text("".join(doc_to_conll(doc) for doc in docs))
+    # the same blocks (the export writes a sentence's targets in document order)
+    assert sorted(out.read_text().split("\n\n")) == sorted(FN17_CONLL.read_text().split("\n\n"))
+
+
+def _export_and_score(nlp, tmp_path, refs):
+    """The parse of `refs` (frame_elements on gold frames) scored directly, and read back
+    from its CoNLL export."""
+    inventory = toy_fe_inventory()
+    docs = [nlp(gold_frames_doc(nlp, ref)) for ref in refs]
+    path = tmp_path / "parse.conll"
+    path.write_text("".join(doc_to_conll(doc) for doc in docs))
+    read = [sentence_to_doc(nlp.vocab, s) for s in iter_open_sesame_sentences(path)]
+    assert [doc.text for doc in read] == [ref.text.rstrip() for ref in refs]  # the toy docs end in a space
+    direct = score_frame_elements_open_sesame([Example(d, r) for d, r in zip(docs, refs)], inventory=inventory)
+    via = score_frame_elements_open_sesame([Example(d, r) for d, r in zip(read, refs)], inventory=inventory)
+    return docs, read, direct, via
+
+
+@pytest.mark.slow
+def test_the_open_sesame_score_of_the_export_equals_the_direct_one(trained_fe, tmp_path):
+    nlp = spacy.load(trained_fe, disable=["frame_identifier"])
+    refs = toy_fe_docs(nlp.vocab)
+    docs, read, direct, via = _export_and_score(nlp, tmp_path, refs)
+    assert direct["fe_os_f"] is not None and via == direct
+    # a worse parse too: drop every other predicted FE
+    for doc in docs:
+        doc.spans[FE_KEY] = SpanGroup(doc, name=FE_KEY, spans=list(doc.spans[FE_KEY])[::2])
+    path = tmp_path / "worse.conll"
+    path.write_text("".join(doc_to_conll(doc) for doc in docs))
+    read = [sentence_to_doc(nlp.vocab, s) for s in iter_open_sesame_sentences(path)]
+    worse = [Example(d, r) for d, r in zip(docs, refs)]
+    inventory = toy_fe_inventory()
+    assert score_frame_elements_open_sesame(
+        [Example(d, r) for d, r in zip(read, refs)], inventory=inventory
+    ) == score_frame_elements_open_sesame(worse, inventory=inventory)
+    # export -> convert -> the same targets, frames and FEs as the docs exported
+    convert_conll(path, tmp_path / "parse.spacy")
+    back = docs_from(DocBin().from_disk(tmp_path / "parse.spacy"), nlp.vocab)
+    view = [
+        [(f.start_char, f.end_char, f.label_, [(e.start_char, e.end_char, e.label_) for e in f._.frame_elements])]
+        for doc in docs
+        for f in doc._.frames
+    ]
+    back_view = [
+        [(t.start_char, t.end_char, t.label_, [(e.start_char, e.end_char, e.label_) for e in t._.frame_elements])]
+        for doc in back
+        for t in doc.spans["targets"]
+    ]
+    assert back_view == view
+
+
+@pytest.mark.slow
+def test_annotate_writes_conll(trained_fe, tmp_path):
+    nlp = spacy.load(trained_fe)
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"text": doc.text}) + "\n" for doc in toy_fe_docs(nlp.vocab)))
+    out = tmp_path / "out.txt"
+    annotate_corpus(nlp, str(source), out, progress=False, output_format="conll")
+    expected = "".join(doc_to_conll(doc) for doc in nlp.pipe(doc.text for doc in toy_fe_docs(nlp.vocab)))
+    assert out.read_text() == expected
+    assert all(len(line.split("\t")) == 5 for line in expected.split("\n") if line)
+    with pytest.raises(ValueError, match="resume"):
+        annotate_corpus(nlp, str(source), out, progress=False, output_format="conll", resume=True)
