@@ -471,7 +471,7 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
 
     def encode_texts(self, texts: Sequence[str], batch_size: int = 64) -> numpy.ndarray:
         """L2-normalised vectors of definition texts by the frame-definition encoder (no
-        gradient); frame_elements encodes its FE definitions with it."""
+        gradient)."""
         encoder = self.model.get_ref("frame_encoder")
         out = numpy.zeros((len(texts), encoder.get_dim("nO")), dtype="float32")
         # batches of similar length: little padding (thousands of FE definitions at a time)
@@ -483,8 +483,7 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
         return out
 
     def frame_definition_vectors(self, names: Sequence[str]) -> numpy.ndarray:
-        """The frames' definition vectors as encoded (L2-normalised; no learned memory):
-        frame_elements' frame-aware queries read them."""
+        """The frames' definition vectors as encoded (L2-normalised; no learned memory)."""
         self._ensure_index()
         return self.index.base[self.index.rows(names)]
 
@@ -765,8 +764,8 @@ class FrameIdentifier(ReleasesMixin, FramesPipe):
         learned memory follows it by FrameNet frame ID when the two releases share IDs
         (FN1.5 "Becoming" is FN1.7 "Transition_to_state"), else by name; `memory` (frame
         name -> row) overrides that, and `base` (frame name -> definition vector) is used
-        instead of encoding those definitions. The frame_elements components that read this
-        inventory rebuild their FE tables; `reindex = False` (loading, initialization)
+        instead of encoding those definitions. The components that read this inventory
+        (`inventory_link.InventoryReader`: frame_elements) are told; `reindex = False` (loading, initialization)
         leaves them and the index as they are. An inventory set by hand is no stored
         release (`release` is None; `use_release` switches to one)."""
         readers = self.inventory_readers if reindex else []
