@@ -98,6 +98,13 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
         f"{FE}.suggester.phrases": True,
         f"{FE}.suggester.clauses": True,
     },
+    # what the dependency parse is worth: the shipped head (target) without the syntax
+    # features, without the subtree candidates, without both; and the parse-free
+    # enumeration of every span up to 20 tokens with the learned pruner
+    "target-no-syntax": {**TARGET, f"{FE}.model.syntax": False},
+    "target-no-subtrees": {**TARGET, f"{FE}.suggester.subtrees": False},
+    "target-parse-free": {**TARGET, f"{FE}.model.syntax": False, f"{FE}.suggester.subtrees": False},
+    "enumerate-prune-parse-free": {**ENUMERATE, f"{FE}.model.syntax": False, f"{FE}.suggester.subtrees": False},
 }
 
 app = typer.Typer(add_completion=False)
