@@ -45,24 +45,32 @@ def parsed_doc() -> Doc:
     return doc
 
 
-def test_blocks_have_the_columns_of_open_sesames_dev_file():
+def open_sesame_row(line: str):
+    """The fields open-sesame's reader (sesame/conll09.py, CoNLL09Element) takes from a
+    line: ID, FORM, PLEMMA, PPOS, SENT#, LU, FRAME and ROLE (a BIOS tag)."""
+    row = line.split("\t")
+    assert len(row) == 15 and int(row[0]) >= 1 and int(row[6]) >= 0 and row[14][0] in "BIOS"
+    return (int(row[0]), row[1], row[3], row[5], int(row[6]), row[12], row[13], row[14])
+
+
+def test_blocks_have_the_columns_open_sesame_reads():
     text = doc_to_conll(parsed_doc())
     blocks = [block.split("\n") for block in text.strip("\n").split("\n\n")]
     assert text.endswith("\n\n") and len(blocks) == 2
-    assert blocks[0] == [
-        "0\tShe\t_\t_\tB-Donor",
-        "1\tgave\tgive.v\tGiving\tO",
-        "2\thim\t_\t_\tO",
-        "3\ta\t_\t_\tB-Theme",
-        "4\tgift\t_\t_\tI-Theme",
-        "5\t.\t_\t_\tO",
+    assert [open_sesame_row(line) for line in blocks[0]] == [
+        (1, "She", "she", "_", 0, "_", "_", "S-Donor"),
+        (2, "gave", "gave", "_", 0, "give.v", "Giving", "O"),
+        (3, "him", "him", "_", 0, "_", "_", "O"),
+        (4, "a", "a", "_", 0, "_", "_", "B-Theme"),
+        (5, "gift", "gift", "_", 0, "_", "_", "I-Theme"),
+        (6, ".", ".", "_", 0, "_", "_", "O"),
     ]
     # the second sentence only, no whitespace token; the LU falls back to the words
-    assert blocks[1] == [
-        "0\tThey\t_\t_\tB-Agent",
-        "1\tpicked\tpicked it up\tTaking\tO",
-        "2\tit\t_\t_\tO",
-        "3\tup\tpicked it up\tTaking\tO",
+    assert [open_sesame_row(line) for line in blocks[1]] == [
+        (1, "They", "they", "_", 1, "_", "_", "S-Agent"),
+        (2, "picked", "picked", "_", 1, "picked it up", "Taking", "O"),
+        (3, "it", "it", "_", 1, "_", "_", "O"),
+        (4, "up", "up", "_", 1, "picked it up", "Taking", "O"),
     ]
     assert doc_to_conll(Doc(Vocab(), words=["Nothing", "here"])) == ""
 
@@ -87,8 +95,19 @@ def test_the_shipped_dev_file_round_trips_through_the_export(tmp_path):
         doc.spans["frames"] = list(doc.spans["targets"])
     out = tmp_path / "again.conll"
     out.write_text("".join(doc_to_conll(doc) for doc in docs))
-    # the same blocks (the export writes a sentence's targets in document order)
-    assert sorted(out.read_text().split("\n\n")) == sorted(FN17_CONLL.read_text().split("\n\n"))
+
+    def content(path):
+        return [
+            (
+                s.text,
+                sorted((t.frame, t.lu, t.pieces, [(e.name, e.start, e.end) for e in t.elements]) for t in s.targets),
+            )
+            for s in iter_open_sesame_sentences(path)
+        ]
+
+    # the same sentences, targets, frames and FEs (the export writes a sentence's targets
+    # in document order, in open-sesame's 15 columns)
+    assert content(out) == content(FN17_CONLL)
 
 
 def _export_and_score(nlp, tmp_path, refs):
@@ -147,6 +166,6 @@ def test_annotate_writes_conll(trained_fe, tmp_path):
     annotate_corpus(nlp, str(source), out, progress=False, output_format="conll")
     expected = "".join(doc_to_conll(doc) for doc in nlp.pipe(doc.text for doc in toy_fe_docs(nlp.vocab)))
     assert out.read_text() == expected
-    assert all(len(line.split("\t")) == 5 for line in expected.split("\n") if line)
+    assert expected and all(len(line.split("\t")) == 15 for line in expected.split("\n") if line)
     with pytest.raises(ValueError, match="resume"):
         annotate_corpus(nlp, str(source), out, progress=False, output_format="conll", resume=True)

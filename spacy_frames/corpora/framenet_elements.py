@@ -98,23 +98,27 @@ def read_fe_layer(layer: ET.Element) -> Tuple[List[FrameElement], List[NullInsta
 
 
 def bio_spans(tags: Sequence[str]) -> List[Tuple[str, int, int]]:
-    """(label, start, end) token ranges of a BIO column ("B-Donor", "I-Donor", "O").
+    """(label, start, end) token ranges of a BIO or BIOS column ("B-Donor", "I-Donor",
+    "S-Time", "O").
 
-    Every ``B-`` opens a span (so "B-Entity B-Entity" is two spans); an ``I-`` continuing a
-    span of another label, or after ``O``, opens one too (lenient, as conlleval).
+    Every ``B-`` and ``S-`` opens a span (so "B-Entity B-Entity" is two spans; an ``S-``
+    span is one token); an ``I-`` continuing a span of another label, or after ``O`` or an
+    ``S-``, opens one too (lenient, as conlleval).
     """
     spans: List[Tuple[str, int, int]] = []
     current: Optional[List] = None
     for i, tag in enumerate(tags):
         prefix, _, label = tag.partition("-")
-        if prefix not in ("B", "I") or not label:
+        if prefix not in ("B", "I", "S") or not label:
             current = None
             continue
-        if prefix == "B" or current is None or current[0] != label:
+        if prefix in ("B", "S") or current is None or current[0] != label:
             current = [label, i, i + 1]
             spans.append(current)  # type: ignore[arg-type]
         else:
             current[2] = i + 1
+        if prefix == "S":
+            current = None
     return [(label, start, end) for label, start, end in spans]
 
 
