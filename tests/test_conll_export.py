@@ -169,3 +169,21 @@ def test_annotate_writes_conll(trained_fe, tmp_path):
     assert expected and all(len(line.split("\t")) == 15 for line in expected.split("\n") if line)
     with pytest.raises(ValueError, match="resume"):
         annotate_corpus(nlp, str(source), out, progress=False, output_format="conll", resume=True)
+
+
+@pytest.mark.slow
+def test_one_text_prints_as_conll_or_a_record(trained_fe):
+    from typer.testing import CliRunner
+
+    from spacy_frames.cli import app
+
+    text = toy_fe_docs(spacy.blank("en").vocab)[0].text
+    runner = CliRunner()
+    conll = runner.invoke(app, ["annotate", str(trained_fe), text, "--format", "conll"])
+    assert conll.exit_code == 0, conll.output
+    nlp = spacy.load(trained_fe)
+    assert "\t" in conll.output and conll.output == doc_to_conll(nlp(text)).rstrip("\n") + "\n"
+    record = runner.invoke(app, ["annotate", str(trained_fe), text, "--format", "jsonl"])
+    assert record.exit_code == 0 and json.loads(record.output)["text"] == text
+    bad = runner.invoke(app, ["annotate", str(trained_fe), text, "--format", "spacy"])
+    assert bad.exit_code == 1 and "needs an OUTPUT" in bad.output

@@ -50,9 +50,9 @@ def annotate_cli(
             )
         try:
             doc = annotate(model, input_path if input_path is not None else sys.stdin.read(), exclude=exclude)
+            typer.echo(_one_parse(doc, output_format, format_doc))
         except (OSError, ValueError) as err:
             _fail(err)
-        typer.echo(format_doc(doc))
         return
     import spacy
 
@@ -84,3 +84,18 @@ def annotate_cli(
     typer.secho(f"✔ {summary.documents} records written to {output}{resumed}", fg=typer.colors.GREEN, err=True)
     if summary.skipped:
         typer.secho(f"⚠ {len(summary.skipped)} unreadable documents skipped: {skipped_path(output)}", err=True)
+
+
+def _one_parse(doc, output_format, format_doc) -> str:
+    """One text's parse as `--format` asks (the readable listing when it names none)."""
+    if output_format in (None, "text"):
+        return format_doc(doc)
+    if output_format == "conll":
+        from ..tools.conll import doc_to_conll
+
+        return doc_to_conll(doc).rstrip("\n")
+    if output_format == "jsonl":
+        from ..tools.records import record_line
+
+        return record_line(doc, "1").rstrip("\n")
+    raise ValueError(f"--format {output_format} needs an OUTPUT file (one text prints as text, jsonl or conll)")
