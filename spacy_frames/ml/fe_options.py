@@ -7,7 +7,7 @@ component grows it when an inventory brings new FE names) and a learned square m
 the same options are scored with one matrix product, so a long doc's many rows stay cheap.
 """
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy
 from thinc.api import Model
@@ -115,7 +115,3 @@ def option_groups(candidates) -> Tuple[List[Tuple[numpy.ndarray, Tuple[int, int]
         offset += len(rows)
     return plan, (numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64"))
 
-
-def fe_table_size(options: Model) -> Optional[int]:
-    """The number of FE vectors in the option layer's table (None before it is set)."""
-    return len(options.get_param("fe_vectors")) if options.has_param("fe_vectors") else None
