@@ -4,7 +4,7 @@ their FEs, and the toy inventory with FE definitions."""
 from frames_toy import FRAMES, RELATIONS, toy_docs
 from spacy.tokens import DocBin, SpanGroup
 
-from spacy_frames.extensions import FE_KEY, make_fe_span
+from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
 from spacy_frames.inventory.frames import FrameInventory
 
 FE_DEFS = {
@@ -93,3 +93,26 @@ def write_toy_fe_corpus(directory, vocab):
         DocBin(docs=docs, store_user_data=True).to_disk(directory / f"{split}.spacy")
     toy_fe_inventory().to_disk(directory / "frames.json")
     return directory
+
+
+def gold_frames_doc(nlp, ref):
+    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
+    install_extensions()
+    doc = nlp.make_doc(ref.text)
+    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
+    return doc
+
+
+def toy_tok2vec():
+    """A small CNN token encoder for the FE model tests."""
+    from spacy.util import registry
+
+    return registry.architectures.get("spacy.HashEmbedCNN.v2")(
+        width=32,
+        depth=1,
+        embed_size=500,
+        window_size=1,
+        maxout_pieces=2,
+        subword_features=True,
+        pretrained_vectors=None,
+    )

@@ -5,7 +5,7 @@ import json
 
 import pytest
 import spacy
-from fe_toy import toy_fe_docs, toy_fe_inventory
+from fe_toy import gold_frames_doc, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.vocab import Vocab
@@ -19,14 +19,6 @@ from spacy_frames.tools.annotate_corpus import annotate_corpus
 from spacy_frames.tools.conll import doc_to_conll
 
 FN17_DEV = "fn1.7.dev.syntaxnet.conll"
-
-
-def gold_frames_doc(nlp, ref):
-    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
-    install_extensions()
-    doc = nlp.make_doc(ref.text)
-    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
-    return doc
 
 
 def parsed_doc() -> Doc:

@@ -6,7 +6,7 @@ import warnings
 import numpy
 import pytest
 import spacy
-from fe_toy import FES, toy_fe_docs, toy_fe_inventory
+from fe_toy import FES, gold_frames_doc, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import make_tempdir
@@ -14,14 +14,6 @@ from spacy.util import make_tempdir
 import spacy_frames
 from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
 from spacy_frames.scoring.frame_elements import score_frame_elements
-
-
-def gold_frames_doc(nlp, ref):
-    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
-    install_extensions()
-    doc = nlp.make_doc(ref.text)
-    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
-    return doc
 
 
 def fe_view(doc):

@@ -5,7 +5,7 @@ numbers, and bad input gives a clear error; and the candidate features it reads.
 import numpy
 import pytest
 import spacy
-from spacy.util import registry
+from fe_toy import toy_tok2vec
 from thinc.api import Adam, fix_random_seed, set_dropout_rate
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
@@ -28,18 +28,6 @@ def toy():
     X = candidates(docs, rows, [[0, 1, 2, 3], [0, 4, 5]])
     gold = numpy.array([1, 2, 3, 0, 1, 2])
     return X, gold
-
-
-def toy_tok2vec():
-    return registry.architectures.get("spacy.HashEmbedCNN.v2")(
-        width=32,
-        depth=1,
-        embed_size=500,
-        window_size=1,
-        maxout_pieces=2,
-        subword_features=True,
-        pretrained_vectors=None,
-    )
 
 
 def scorer(seed=0, width=8, n_fes=5, dropout=0.0):

@@ -6,8 +6,8 @@ parameter (the shared token encoder's included) and the same predictions."""
 import numpy
 import pytest
 import spacy
+from fe_toy import toy_tok2vec
 from frames_lab.fe_research import model as research
-from spacy.util import registry
 from thinc.api import fix_random_seed
 
 from spacy_frames.ml.fe_options import set_fe_vectors
@@ -26,18 +26,6 @@ BATCH = [
         ],
     ),
 ]
-
-
-def toy_tok2vec():
-    return registry.architectures.get("spacy.HashEmbedCNN.v2")(
-        width=32,
-        depth=1,
-        embed_size=500,
-        window_size=1,
-        maxout_pieces=2,
-        subword_features=True,
-        pretrained_vectors=None,
-    )
 
 
 def both_models():

@@ -14,13 +14,12 @@ import numpy
 import pytest
 import spacy
 import srsly
-from fe_toy import FES, toy_fe_docs, toy_fe_inventory
+from fe_toy import FES, gold_frames_doc, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import make_tempdir
 
 import spacy_frames
-from spacy_frames.extensions import install_extensions
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"  # the study's research configs
 TEST_CONFIGS = CONFIGS / "test"  # their tiny twins
@@ -61,14 +60,6 @@ def fe_nlp(trained_research):
     nlp = spacy.load(trained_research)
     assert "frame_identifier" in nlp.disabled
     return nlp
-
-
-def gold_frames_doc(nlp, ref):
-    """`ref`'s text with its gold targets as preset frames (doc.spans["frames"])."""
-    install_extensions()
-    doc = nlp.make_doc(ref.text)
-    doc.spans["frames"] = [doc.char_span(t.start_char, t.end_char, label=t.label_) for t in ref.spans["targets"]]
-    return doc
 
 
 def fe_view(doc):

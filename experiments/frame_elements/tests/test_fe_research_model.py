@@ -6,6 +6,7 @@ right and the prediction path gives the training path's numbers."""
 import numpy
 import pytest
 import spacy
+from fe_toy import toy_tok2vec
 from frames_lab.fe_research.model import build_frame_element_scorer, set_fe_vectors
 from spacy.util import registry
 from thinc.api import Adam, fix_random_seed, set_dropout_rate
@@ -22,18 +23,6 @@ def toy():
     options = [[0, 1, 2, 3]] * 4 + [[0, 4, 5]] * 2
     gold = numpy.array([1, 2, 3, 0, 1, 2])
     return docs, rows, options, gold
-
-
-def toy_tok2vec():
-    return registry.architectures.get("spacy.HashEmbedCNN.v2")(
-        width=32,
-        depth=1,
-        embed_size=500,
-        window_size=1,
-        maxout_pieces=2,
-        subword_features=True,
-        pretrained_vectors=None,
-    )
 
 
 def scorer(seed=0, width=8, **kwargs):
