@@ -114,4 +114,3 @@ def option_groups(candidates) -> Tuple[List[Tuple[numpy.ndarray, Tuple[int, int]
         pieces.append(rows)
         offset += len(rows)
     return plan, (numpy.concatenate(pieces) if pieces else numpy.zeros(0, dtype="int64"))
-
