@@ -112,7 +112,6 @@ def tune_fe_threshold_cli(
     import srsly
 
     from ..extensions import install_extensions
-    from ..pipeline.base import set_config_block, set_runtime_settings
     from ..scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
 
     try:
@@ -134,11 +133,7 @@ def tune_fe_threshold_cli(
             criterion=criterion,
         )
         result.update({"model": str(model), "corpus": str(corpus)})
-        # find_threshold leaves its choice in the component (cfg, suggester); the config too
-        best = result["best"]
-        set_runtime_settings(nlp, "frame_elements", {key: best[key] for key in ("decoding", "threshold", "max_pieces")})
-        set_config_block(nlp, "frame_elements", "suggester", result["suggester"])
-        if output_model is not None:
+        if output_model is not None:  # find_threshold set its choice in nlp.config too
             # trained with frame_identifier disabled (gold frames); saved as a whole frame parser
             for name in [n for n in nlp.disabled if n == "frame_identifier"]:
                 nlp.enable_pipe(name)

@@ -13,6 +13,7 @@ from spacy.util import registry
 
 from ..extensions import fe_target_id
 from ..scoring.frame_elements import score_frame_elements
+from .base import set_config_block, set_runtime_settings
 
 
 class FEFittingMixin:
@@ -33,11 +34,12 @@ class FEFittingMixin:
         """Choose the suggester's n-gram gap (`ngram_gaps`), the decoding, pieces per FE
         (`max_pieces`) and the decision threshold (the gain, log p(FE) - log p(no FE), a
         candidate must exceed) for `criterion` on `examples` (gold frames; a dev set):
-        "fe_f" (exact span and name) or "fe_os_f" (open-sesame's measure); and use them.
-        The model runs once per gap; each setting re-decodes. The best is the highest
+        "fe_f" (exact span and name) or "fe_os_f" (open-sesame's measure); and use them: in
+        cfg, the suggester and the pipeline's config (`set_runtime_settings`), which
+        config.cfg saves. The model runs once per gap; each setting re-decodes. The best is the highest
         criterion; of equal, the fewest candidate rows (the component's cost). Returns the
         configured setting's row ("before"), the best, the whole grid (both measures in
-        every row) and the suggester settings to record in config.cfg ("suggester")."""
+        every row) and the suggester settings chosen ("suggester")."""
         if criterion not in ("fe_f", "fe_os_f"):
             raise ValueError(f"[{self.name}] criterion must be 'fe_f' or 'fe_os_f', got {criterion!r}")
         docs = self._docs_before(nlp, examples, batch_size)
@@ -56,7 +58,9 @@ class FEFittingMixin:
         )
         best = max(rows, key=lambda r: (r[criterion] or 0.0, -r["candidate_rows"]))
         best = {**best, "criterion": criterion}
-        self.cfg.update(decoding=best["decoding"], threshold=best["threshold"], max_pieces=best["max_pieces"])
+        # the choice in the component and in the pipeline's config, which config.cfg saves
+        set_runtime_settings(nlp, self.name, {key: best[key] for key in ("decoding", "threshold", "max_pieces")})
+        set_config_block(nlp, self.name, "suggester", {"ngram_gap": best["ngram_gap"]})
         self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
         return {"before": current, "best": best, "grid": rows, "suggester": {"ngram_gap": best["ngram_gap"]}}
 

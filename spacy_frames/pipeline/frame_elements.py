@@ -451,23 +451,26 @@ def row_chunks(candidates: FECandidates, limit: int) -> Iterable[FECandidates]:
     """`candidates` in batches of at most `limit` rows, cut between targets (a target over
     the limit is a batch of its own; targets without rows are left out)."""
     sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
+    starts = numpy.cumsum(sizes) - sizes  # each target's first row in the batch
+    doc_ends = numpy.cumsum([len(r) for r in candidates.rows])
     batch: List[int] = []
     n_rows = 0
     for t in numpy.flatnonzero(sizes).tolist():
         if batch and n_rows + sizes[t] > limit:
-            yield _targets_chunk(candidates, batch)
+            yield _targets_chunk(candidates, batch, starts, doc_ends)
             batch, n_rows = [], 0
         batch.append(t)
         n_rows += int(sizes[t])
     if batch:
-        yield _targets_chunk(candidates, batch)
+        yield _targets_chunk(candidates, batch, starts, doc_ends)
 
 
-def _targets_chunk(candidates: FECandidates, batch: List[int]) -> FECandidates:
-    """The candidates of the targets `batch` (in order), with each doc's slice of rows."""
-    sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
-    starts = numpy.cumsum(sizes) - sizes
-    doc_ends = numpy.cumsum([len(r) for r in candidates.rows])
+def _targets_chunk(
+    candidates: FECandidates, batch: List[int], starts: numpy.ndarray, doc_ends: numpy.ndarray
+) -> FECandidates:
+    """The candidates of the targets `batch` (in order), with each doc's slice of rows;
+    `starts`: each target's first row, `doc_ends`: each doc's last row + 1 (in the batch)."""
+    sizes = candidates.target_sizes
     chosen = numpy.asarray(batch, dtype="int64")
     doc_of = numpy.searchsorted(doc_ends, starts[chosen], side="right")
     docs, rows = [], []
@@ -477,4 +480,4 @@ def _targets_chunk(candidates: FECandidates, batch: List[int]) -> FECandidates:
         first, last = starts[in_doc[0]] - offset, starts[in_doc[-1]] + sizes[in_doc[-1]] - offset
         docs.append(candidates.docs[d])
         rows.append(candidates.rows[d][first:last])
-    return FECandidates(docs, rows, sizes[chosen], [candidates.options[t] for t in batch])
+    return FECandidates(docs, rows, numpy.asarray(sizes)[chosen], [candidates.options[t] for t in batch])
