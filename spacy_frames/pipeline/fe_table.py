@@ -146,25 +146,6 @@ class FETableMixin:
             self._excludes[frame] = pairs
         return self._excludes[frame]
 
-    # -- the owner's doors, from this component -------------------------------------------------
-    def set_inventory(self, inventory: FrameInventory) -> None:
-        """Use another frame inventory (e.g. FrameNet 1.7's) in the owner and here."""
-        self._require_owner().set_inventory(inventory)
-
-    def add_frame(
-        self,
-        name: str,
-        definition: str,
-        frame_elements: Iterable[Any] = (),
-        lexical_units: Iterable[str] = (),
-        parents: Iterable[str] = (),
-    ) -> None:
-        """Add a frame with its FEs (FEDef or dicts) at run time, to the owner's inventory
-        (which tells this component)."""
-        self._require_owner().add_frame(
-            name, definition, lexical_units=lexical_units, parents=parents, frame_elements=frame_elements
-        )
-
     def _require_table(self) -> None:
         if not self.fe_names or not self._option_layer.has_param("fe_vectors"):
             raise ValueError(

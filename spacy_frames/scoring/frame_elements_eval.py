@@ -11,29 +11,22 @@ retraining; the caller swaps it, `spacy_frames.set_inventory`), on all targets a
 targets whose frame is new in 1.7.
 Each setting gets the strict measure (fe_p / fe_r / fe_f) and open-sesame's labeled
 argument-identification measure beside it (fe_os_p / fe_os_r / fe_os_f,
-`score_frame_elements_open_sesame`), both from the registered scorer. Opt-in (`lu_lookup`):
-the scores of the predictions plus a train-LU lookup that puts on each frame span the FE FrameNet's train set most often puts on that lexical unit's
-targets (`target_fe_lookup`, `with_target_fes`), under "with_lu_lookup".
+`score_frame_elements_open_sesame`), both from the registered scorer.
 """
 
-from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence
 
 import spacy
 from spacy.language import Language
-from spacy.scorer import Scorer
-from spacy.tokens import DocBin, Span, SpanGroup
+from spacy.tokens import Span
 from spacy.training import Example
-from spacy.vocab import Vocab
 
 from ..corpora.readers import create_framenet_reader
-from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, install_extensions, make_fe_span
+from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
-from .frame_elements import OPEN_SESAME_KEYS, fe_tuples, score_frame_elements
+from .frame_elements import OPEN_SESAME_KEYS, fe_tuples
 from .frames_eval import renaming_into
-
-LULookup = Dict[Tuple[str, str], str]
 
 N_TOP_TYPES = 30
 
@@ -51,22 +44,12 @@ def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
     return list(corpus(nlp))
 
 
-def evaluate_fe(
-    nlp: Language,
-    examples: List[Example],
-    gold_frames: bool = True,
-    batch_size: int = 32,
-    *,
-    lu_lookup: Optional[LULookup] = None,
-) -> Dict:
+def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True, batch_size: int = 32) -> Dict:
     """FE P/R/F (percent) and open-sesame's fe_os_p / fe_os_r / fe_os_f beside them, core /
-    non-core F, the most frequent FE names, counts, words/s; with `lu_lookup` also
-    "with_lu_lookup": the strict and open-sesame P/R/F of the predictions plus the lookup's FEs."""
+    non-core F, the most frequent FE names, counts, words/s."""
     disable = [name for name in ("frame_identifier",) if gold_frames and name in nlp.pipe_names]
-    # nlp.evaluate scores copies of the examples: a scorer that keeps them gives the predictions
-    scorer = _KeepingScorer(nlp=nlp) if lu_lookup is not None else None
     with nlp.select_pipes(disable=disable):
-        scores = nlp.evaluate(examples, batch_size=batch_size, scorer=scorer)
+        scores = nlp.evaluate(examples, batch_size=batch_size)
     per_type = scores.get("fe_per_type") or {}
     top = sorted(per_type.items(), key=lambda item: (-item[1]["n"], item[0]))[:N_TOP_TYPES]
     result = {
@@ -83,65 +66,7 @@ def evaluate_fe(
             name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top
         },
     }
-    if lu_lookup is not None:
-        component = nlp.get_pipe("frame_elements")
-        looked_up = with_target_fes(scorer.examples, lu_lookup)
-        both = score_frame_elements(looked_up, component=component)
-        result["with_lu_lookup"] = {key: _pct(both[key]) for key in ("fe_p", "fe_r", "fe_f", *OPEN_SESAME_KEYS)}
     return result
-
-
-class _KeepingScorer(Scorer):
-    """A Scorer that keeps the examples it scores (the pipeline's predictions)."""
-
-    examples: List[Example]
-
-    def score(self, examples, **kwargs):
-        self.examples = list(examples)
-        return super().score(self.examples, **kwargs)
-
-
-def target_fe_lookup(path, vocab: Optional[Vocab] = None) -> LULookup:
-    """(lexical unit, frame) -> the FE name that the targets of that LU and frame in the
-    DocBin at `path` (converted with FEs on their target kept) most often carry exactly on
-    themselves, for the pairs where that FE is more frequent than no FE on the target."""
-    install_extensions()
-    outcomes: Dict[Tuple[str, str], Counter] = defaultdict(Counter)
-    for doc in DocBin().from_disk(path).get_docs(vocab or Vocab()):
-        for target in doc.spans.get(TARGETS_KEY, []):
-            if not target._.lexical_unit:
-                continue
-            offsets = (target.start_char, target.end_char)
-            on_target = [fe.label_ for fe in target._.frame_elements if (fe.start_char, fe.end_char) == offsets]
-            outcomes[(target._.lexical_unit, target.label_)][on_target[0] if on_target else ""] += 1
-    lookup: LULookup = {}
-    for key, counts in outcomes.items():
-        name, _ = min(counts.items(), key=lambda item: (-item[1], item[0]))
-        if name:
-            lookup[key] = name
-    return lookup
-
-
-def with_target_fes(
-    examples: Iterable[Example], lookup: LULookup, fe_key: str = FE_KEY, frames_key: str = FRAMES_KEY
-) -> List[Example]:
-    """Copies of `examples` whose predicted docs also hold, for every frame span whose
-    (lexical unit, frame) `lookup` knows, that FE on the frame span itself (unless the
-    frame span already has an FE of that name)."""
-    install_extensions()
-    out = []
-    for eg in examples:
-        doc = eg.predicted.copy()
-        fes = list(doc.spans.get(fe_key, []))
-        for frame_span in doc.spans.get(frames_key, []):
-            name = lookup.get((frame_span._.lexical_unit, frame_span.label_))
-            if name is None or any(fe.label_ == name for fe in frame_span._.frame_elements):
-                continue
-            fes.append(make_fe_span(frame_span, frame_span.start, frame_span.end, name))
-        attrs = dict(doc.spans[fe_key].attrs) if fe_key in doc.spans else {}
-        doc.spans[fe_key] = SpanGroup(doc, name=fe_key, spans=fes, attrs=attrs)
-        out.append(Example(doc, eg.reference))
-    return out
 
 
 def fe_error_breakdown(nlp: Language, examples: List[Example], batch_size: int = 32) -> Dict:
@@ -202,43 +127,31 @@ def evaluate_frame_elements(
     fn15_dir: Path,
     splits: Sequence[str] = ("dev",),
     end_to_end: bool = False,
-    *,
-    lu_lookup: Optional[LULookup] = None,
 ) -> Dict:
     """The FN1.5 frame_elements numbers of one trained pipeline (see the module docstring).
     `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
-    `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result.
-    `lu_lookup`: see :func:`evaluate_fe`."""
-    options = {"lu_lookup": lu_lookup}
+    `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result."""
     result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
     for split in splits:
         examples = fe_examples(nlp, fn15_dir / f"{split}.spacy")
-        result[f"fn15_{split}"] = evaluate_fe(nlp, examples, **options)
+        result[f"fn15_{split}"] = evaluate_fe(nlp, examples)
         if split == "dev":  # where the F is lost, for the next model (never read on test)
             result["fn15_dev"]["errors"] = fe_error_breakdown(nlp, examples)
     if end_to_end:
         result["fn15_test_end_to_end"] = evaluate_fe(
-            nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False, **options
+            nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False
         )
     return result
 
 
-def evaluate_frame_elements_fn17(
-    nlp: Language,
-    fn15_dir: Path,
-    fn17_dir: Path,
-    *,
-    lu_lookup: Optional[LULookup] = None,
-) -> Dict:
+def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) -> Dict:
     """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks, of a
-    pipeline that carries the FN1.7 inventory. `lu_lookup`: see
-    :func:`evaluate_fe`."""
-    options = {"lu_lookup": lu_lookup}
+    pipeline that carries the FN1.7 inventory."""
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
-    result = {"fn17_dev": evaluate_fe(nlp, dev17, **options)}
+    result = {"fn17_dev": evaluate_fe(nlp, dev17)}
     new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
-    result["fn17_dev_new_frames"] = evaluate_fe(nlp, new, **options) if new else None
+    result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
     return result
 
 

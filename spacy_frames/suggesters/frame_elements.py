@@ -20,12 +20,12 @@ sets them, else the whole doc is one sentence (the window still bounds the cost)
 """
 
 from functools import partial
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, Optional, Tuple
 
 import numpy
 from spacy.attrs import DEP, HEAD, IS_PUNCT, POS, SENT_START
 from spacy.symbols import ADP
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Ops
 from thinc.types import Ragged
@@ -45,16 +45,6 @@ def build_fe_candidate_suggester(
     """Context: `frames_key` (the key of the frame spans whose arguments are wanted).
     ngram_gap: the most tokens between an n-gram candidate and its target (None: any, within
     the window). include_target: the target span is a candidate too."""
-    return _build(max_ngram, window, subtrees, ngram_gap, include_target)
-
-
-def _build(
-    max_ngram: int,
-    window: int,
-    subtrees: bool,
-    ngram_gap: Optional[int],
-    include_target: bool,
-) -> Callable[..., Ragged]:
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
     if ngram_gap is not None and ngram_gap < 0:
@@ -203,21 +193,3 @@ def subtree_edges(heads: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
             break
         left, right = new_left, new_right
     return left, right
-
-
-def fe_candidates(
-    doc: Doc,
-    target: Span,
-    max_ngram: int,
-    window: int,
-    subtrees: bool = True,
-    ngram_gap: Optional[int] = None,
-    tokens: Optional["DocArrays"] = None,
-    include_target: bool = False,
-) -> List[Tuple[int, int]]:
-    """Sorted (start, end) candidates for one target (see the module docstring); `tokens`:
-    the doc's DocArrays, when the caller asks for many targets of one doc."""
-    tokens = tokens if tokens is not None else DocArrays(doc)
-    bounds = numpy.asarray([(target.start, target.end)], dtype="int64")
-    rows = _block_candidates(tokens, bounds, max_ngram, window, subtrees, ngram_gap, include_target)
-    return [(int(a), int(b)) for a, b in rows[:, 2:]]

@@ -144,3 +144,32 @@ def save_with_settings(nlp, component: str, chosen: Dict, output_model: Path, co
             raise ValueError(f"{component} has no block '{block}' in its config")
         section.update(values)
     config.to_disk(config_path)
+
+
+@app.command("open-sesame-measure")
+def open_sesame_measure_cli(
+    model: str = typer.Argument(..., help="Trained pipeline with frame_elements"),
+    output: Path = typer.Option(..., "--output", "-o", help="JSON file to write"),
+    fn15_dir: Path = typer.Option(Path("corpus/framenet15"), "--fn15", help="Converted FrameNet 1.5 corpus"),
+    fn17_dir: Optional[Path] = typer.Option(None, "--fn17", help="Converted FrameNet 1.7 dev"),
+    split: List[str] = typer.Option(["dev"], "--split", help="FN1.5 split(s) on gold frames; repeatable"),
+    end_to_end: bool = typer.Option(False, "--end-to-end", help="Also FN1.5 test from raw text"),
+    lu_lookup: Optional[Path] = typer.Option(
+        None, "--lu-lookup", help="Train DocBin with FEs on their target: also score the predictions plus the LU lookup"
+    ),
+):
+    """The product's frame_elements evaluation, with a train-LU lookup of the FE on the target beside it."""
+    import srsly
+
+    from .lu_lookup import evaluate_open_sesame
+
+    try:
+        result = evaluate_open_sesame(model, fn15_dir, fn17_dir, split, end_to_end, lu_lookup)
+    except (OSError, ValueError) as err:
+        typer.secho(f"✘ {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    for key, scores in result.items():
+        if isinstance(scores, dict) and "fe_os_f" in scores:
+            typer.echo(f"{key}: open-sesame F {scores['fe_os_f']}  lookup {scores.get('with_lu_lookup')}")

@@ -23,7 +23,7 @@ copy of it. The FE definitions ("Giving: Donor
 (core): The person that begins owning the Theme ...") are encoded by
 frame_identifier's frame-definition encoder (`FrameIdentifier.encode_texts`) and kept,
 frozen, in the model's FE table; frame_identifier tells frame_elements when its inventory
-changes, so frames added later (`add_frame` on either component or `spacy_frames.add_frame`,
+changes, so frames added later (`add_frame` on frame_identifier or `spacy_frames.add_frame`,
 `set_inventory` with FrameNet 1.7) get frame elements with no retraining. Frames the
 component does not know get none, with one warning.
 

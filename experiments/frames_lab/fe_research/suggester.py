@@ -35,7 +35,7 @@ from spacy_frames.suggesters import to_ragged
 # and clauses to them
 from spacy_frames.suggesters.frame_elements import TARGETS_PER_STEP, DocArrays
 from spacy_frames.suggesters.frame_elements import _block_candidates as _v1_block_candidates
-from spacy_frames.suggesters.frame_elements import _build as _v1_build
+from spacy_frames.suggesters.frame_elements import build_fe_candidate_suggester as _v1_build
 
 
 @registry.misc("frames-lab.fe_candidate_suggester.v1")

@@ -30,12 +30,10 @@ class FETableMixin:
     _warned: Set[str]
 
     # the product's (spacy_frames.pipeline.fe_table), the same to the letter: the label
-    # data, the owner's inventory, each frame's FE exclusions and the owner's doors
+    # data, the owner's inventory and each frame's FE exclusions
     label_data = _ProductTable.label_data
     inventory = _ProductTable.inventory
     frame_excludes = _ProductTable.frame_excludes
-    set_inventory = _ProductTable.set_inventory
-    add_frame = _ProductTable.add_frame
 
     @property
     def labels(self) -> Tuple[str, ...]:
