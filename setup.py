@@ -58,6 +58,8 @@ setup(
             "fastapi>=0.110.0",
             "uvicorn>=0.29.0",
             "httpx>=0.27",
+            # spaCy's rule lemmatizer's English tables (the tagging tests and the own-stack study)
+            "spacy-lookups-data>=1.0.5,<1.1.0",
         ],
     },
     entry_points={
@@ -105,6 +107,7 @@ setup(
             "spacy-frames.DiscourseCorpus.v1 = spacy_frames.corpora.discourse:create_discourse_reader",
             "spacy-frames.MediaFramesCorpus.v1 = spacy_frames.corpora.media_frames:create_media_frames_reader",
             "spacy-frames.MixedCorpus.v1 = spacy_frames.corpora.readers:create_mixed_reader",
+            "spacy-frames.FrameNetDocuments.v1 = spacy_frames.corpora.readers:create_framenet_documents_reader",
         ],
         "thinc_losses": [
             "spacy-frames.InfoNCE.v1 = spacy_frames.losses:configure_info_nce",
@@ -127,6 +130,7 @@ setup(
             "spacy-frames.predicate_suggester.v1 = spacy_frames.suggesters.frames:build_predicate_suggester",
             "spacy-frames.argument_pair_suggester.v1 = spacy_frames.suggesters.discourse:build_argument_pair_suggester",
             "spacy-frames.fe_candidate_suggester.v1 = spacy_frames.suggesters.frame_elements:build_fe_candidate_suggester",
+            "spacy-frames.ptb_attribute_patterns.v1 = spacy_frames.pipeline.tagging:ptb_attribute_patterns",
         ],
         "spacy_callbacks": ["spacy-frames.numpy_blas.v1 = spacy_frames.ml.threads:make_numpy_blas"],
         "console_scripts": ["spacy-frames = spacy_frames.cli:app"],

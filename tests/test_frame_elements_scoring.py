@@ -93,3 +93,22 @@ def test_open_sesame_measure_counts_fes_on_the_target_and_gold_targets_only(nlp)
     scores = score_frame_elements_open_sesame([Example(pred, gold)])
     assert (scores["fe_os_p"], scores["fe_os_r"], scores["fe_os_f"]) == (1.0, 1.0, 1.0)
     assert score_frame_elements_open_sesame([Example(nlp.make_doc("x"), nlp.make_doc("x"))])["fe_os_f"] is None
+
+
+def test_new_frames_fes_split_by_names_seen_in_training_or_new(nlp):
+    """fe_names_seen_or_new: the pipeline (here none: the predicted FEs are preset) scored
+    by whether each FE name is one the model was trained on."""
+    from spacy_frames.scoring.frame_elements_eval import fe_names_seen_or_new
+
+    gold = [(0, 1, "Donor"), (2, 3, "Recipient"), (3, 5, "Theme"), (8, 9, "Time")]
+    pred = [(0, 1, "Donor"), (3, 5, "Theme"), (8, 9, "Purpose")]
+    eg = giving_docs(nlp, gold, pred)
+    counts = fe_names_seen_or_new(nlp, [eg], trained={"Donor", "Recipient", "Purpose"})
+    assert counts == {
+        "gold_seen": 2,
+        "predicted_seen": 2,
+        "gold_new": 2,
+        "predicted_new": 1,
+        "recall_seen": 50.0,  # Donor found, Recipient missed
+        "recall_new": 50.0,  # Theme found, Time missed
+    }

@@ -1,6 +1,7 @@
 """spaCy corpus readers (@readers) for the converted corpora."""
 
 import random
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
@@ -187,6 +188,61 @@ class FrameNetCorpus:
             if self.gold_frames_key:
                 copy_targets(reference, predicted, self.targets_key, into=self.gold_frames_key)
             yield Example(predicted, reference)
+
+
+@registry.readers("spacy-frames.FrameNetDocuments.v1")
+def create_framenet_documents_reader(
+    path: str,
+    max_sentences: int = 10,
+    exemplars: Optional[str] = None,
+    max_exemplars: int = 0,
+    seed: int = 0,
+) -> Callable[[Language], Iterable[Example]]:
+    """FrameNet's full-text sentences joined back into their documents, as Examples whose
+    reference holds the sentence starts and FrameNet's PTB tags (its PENN layer): what a
+    `senter` and a `tagger` learn from.
+
+    path: a converted full-text DocBin (its docs in document order, each with
+    user_data["framenet"]["doc"]); consecutive sentences of one document are joined, at
+    most `max_sentences` per Example (a longer document is cut into several).
+    exemplars, max_exemplars: a seeded sample of the exemplar DocBin added, each sentence
+    its own Example (0 = none, -1 = all); those without PTB tags are left out.
+    """
+    if max_sentences < 1:
+        raise ValueError(f"FrameNet documents: max_sentences must be >= 1, got {max_sentences}")
+    sample = (path, exemplars if exemplars and max_exemplars else None, max_exemplars, seed)
+    return partial(_framenet_documents, *sample, max_sentences=max_sentences)
+
+
+def _framenet_documents(path, exemplars, max_exemplars, seed, nlp: Language, max_sentences: int) -> Iterator[Example]:
+    install_extensions()
+    groups: List[List[Doc]] = []
+    for doc in docs_from(DocBin().from_disk(require_corpus(path)), nlp.vocab):
+        name = (doc.user_data.get("framenet") or {}).get("doc")
+        last = groups[-1] if groups else None
+        if last and len(last) < max_sentences and name is not None and name == last[0].user_data["framenet"]["doc"]:
+            last.append(doc)
+        else:
+            groups.append([doc])
+    if exemplars is not None:
+        sampled = docs_from(sample_docbin(require_corpus(exemplars), max_exemplars, seed), nlp.vocab)
+        groups.extend([doc] for doc in sampled if len(doc) and all(t.tag_ for t in doc))
+    for sentences in groups:
+        reference = joined_sentences(nlp.vocab, sentences)
+        yield Example(nlp.make_doc(reference.text), reference)
+
+
+def joined_sentences(vocab, sentences: List[Doc]) -> Doc:
+    """One Doc of `sentences` (a space between two), with their tags and sentence starts."""
+    words, spaces, tags, starts = [], [], [], []
+    for sentence in sentences:
+        words += [t.text for t in sentence]
+        spaces += [bool(t.whitespace_) for t in sentence[:-1]] + [True]
+        tags += [t.tag_ or None for t in sentence]
+        starts += [True] + [False] * (len(sentence) - 1)
+    if spaces:
+        spaces[-1] = False
+    return Doc(vocab, words=words, spaces=spaces, tags=tags, sent_starts=starts)
 
 
 def drop_lexical_units(doc: Doc, excluded: frozenset, key: str = TARGETS_KEY) -> bool:

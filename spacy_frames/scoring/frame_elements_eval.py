@@ -14,8 +14,9 @@ argument-identification measure beside it (fe_os_p / fe_os_r / fe_os_f,
 `score_frame_elements_open_sesame`), both from the registered scorer.
 """
 
+from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Set
 
 import spacy
 from spacy.language import Language
@@ -152,10 +153,34 @@ def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) 
     result = {"fn17_dev": evaluate_fe(nlp, dev17)}
     new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
     result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
+    if new:
+        trained = {fe for frame in fn15.names for fe in fn15.fe_names(frame)}
+        result["fn17_dev_new_frames"]["by_fe_name"] = fe_names_seen_or_new(nlp, new, trained)
+    return result
+
+
+def fe_names_seen_or_new(nlp: Language, examples: List[Example], trained: Set[str]) -> Dict:
+    """Gold and predicted FEs (exact span and name) of `examples` on gold frames, split by
+    whether the FE name is one the model was trained on (`trained`) or new to it: gold and
+    predicted counts and recall of each."""
+    with nlp.select_pipes(disable=[n for n in ("frame_identifier",) if n in nlp.pipe_names]):
+        docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=32))
+    counts: Counter = Counter()
+    for doc, eg in zip(docs, examples):
+        targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
+        predicted = {key for key in fe_tuples(doc) if key[:2] in targets}
+        for key in fe_tuples(eg.reference):
+            if key[:2] in targets:
+                kind = "seen" if key[4] in trained else "new"
+                counts[f"gold_{kind}"] += 1
+                counts[f"found_{kind}"] += key in predicted
+        counts.update(f"predicted_{'seen' if key[4] in trained else 'new'}" for key in predicted)
+    result = {f"{what}_{kind}": counts[f"{what}_{kind}"] for kind in ("seen", "new") for what in ("gold", "predicted")}
+    for kind in ("seen", "new"):
+        gold = counts[f"gold_{kind}"]
+        result[f"recall_{kind}"] = round(100 * counts[f"found_{kind}"] / gold, 2) if gold else None
     return result
 
 
 # -- the decision threshold and the candidates (tuned on dev) ----------------------------------
 DEFAULT_FE_THRESHOLDS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
-# the suggester's n-gram gap: None = every n-gram of the window (what training sees)
-DEFAULT_NGRAM_GAPS = (None, 2, 0)

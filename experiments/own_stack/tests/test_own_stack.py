@@ -1,0 +1,74 @@
+"""The study's tagger and senter heads (configs/tagger_senter_head.cfg) on the tiny shared
+transformer: they overfit a toy FrameNet-style corpus, split a document without a
+trailing period, give lemmas through the attribute_ruler and rule lemmatizer, and
+round-trip."""
+
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+
+from spacy_frames.extensions import install_extensions
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "tagger_senter_head.cfg"
+DOCUMENTS = [
+    [("The dog barked .", "DT NN VBD ."), ("It ran away .", "PRP VBD RB ."), ("We laughed", "PRP VBD")],
+    [("Rain fell .", "NN VBD ."), ("She has been working .", "PRP VBZ VBN VBG ."), ("It is late", "PRP VBZ JJ")],
+]
+
+
+def write_documents(path: Path, vocab) -> Path:
+    install_extensions()
+    docs = []
+    for d, document in enumerate(DOCUMENTS):
+        for s, (words, tags) in enumerate(document):
+            doc = Doc(vocab, words=words.split(), tags=tags.split())
+            doc.user_data["framenet"] = {"doc": f"doc{d}.xml", "sentence_id": 10 * d + s}
+            docs.append(doc)
+    DocBin(attrs=["ORTH", "TAG"], docs=docs, store_user_data=True).to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained_heads(transformer_dir, tmp_path_factory):
+    from spacy.cli.train import train
+
+    out = tmp_path_factory.mktemp("own_stack")
+    corpus = write_documents(out / "train.spacy", spacy.blank("en").vocab)
+    overrides = {
+        "paths.transformer": str(transformer_dir),
+        "paths.train": str(corpus),
+        "paths.dev": str(corpus),
+        "paths.exemplars": None,
+        "variables.max_exemplars": 0,
+        "training.max_steps": 120,
+        "training.eval_frequency": 40,
+        "training.optimizer.learn_rate.warmup_steps": 5,
+        "training.optimizer.learn_rate.initial_rate": 0.01,
+    }
+    config = spacy.util.load_config(CONFIG, overrides=overrides)
+    config.to_disk(out / "config.cfg")
+    train(out / "config.cfg", out / "model")
+    return out / "model" / "model-last"
+
+
+def test_heads_overfit_the_toy_documents_and_split_without_a_trailing_period(trained_heads):
+    nlp = spacy.load(trained_heads)
+    doc = nlp("The dog barked . It ran away . We laughed")
+    assert [t.tag_ for t in doc] == "DT NN VBD . PRP VBD RB . PRP VBD".split()
+    assert [s.text for s in doc.sents] == ["The dog barked .", "It ran away .", "We laughed"]
+    late = nlp("Rain fell . She has been working . It is late")
+    assert [(t.pos_, t.lemma_) for t in late[4:7]] == [("AUX", "have"), ("AUX", "be"), ("VERB", "work")]
+    assert [t.lemma_ for t in late if t.text == "is"] == ["be"]
+
+
+def test_heads_round_trip_and_pipe_equals_call(trained_heads, tmp_path):
+    nlp = spacy.load(trained_heads)
+    texts = ["The dog barked . It ran away .", "", "Rain fell . " * 80]
+    view = [[(t.tag_, t.pos_, t.lemma_, t.is_sent_start) for t in nlp(text)] for text in texts]
+    assert [[(t.tag_, t.pos_, t.lemma_, t.is_sent_start) for t in doc] for doc in nlp.pipe(texts)] == view
+    nlp.to_disk(tmp_path / "copy")
+    again = spacy.load(tmp_path / "copy")
+    assert [[(t.tag_, t.pos_, t.lemma_, t.is_sent_start) for t in again(text)] for text in texts] == view
+    assert again.pipe_names == ["transformer", "tagger", "senter", "attribute_ruler", "lemmatizer"]
