@@ -106,3 +106,20 @@ def test_documents_reader_adds_tagged_exemplars_only(tmp_path):
     reader = registry.readers.get("spacy-frames.FrameNetDocuments.v1")
     examples = list(reader(str(train), exemplars=str(exemplars), max_exemplars=-1)(nlp))
     assert [eg.reference.text for eg in examples] == ["The dog barked .", "Snow fell ."]
+
+
+def test_framenet_corpus_puts_framenet_tags_on_matching_tokens(tmp_path):
+    """gold_tags: FrameNet's tags on the predicted tokens that match a FrameNet token ("ca",
+    "n't"); "e-mail" is one FrameNet token and three predicted ones, which stay untagged."""
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["She", "ca", "n't", "e-mail", "."], spaces=[True, False, True, False, False])
+    for token, tag in zip(doc, ["PRP", "MD", "RB", "VB", "."]):
+        token.tag_ = tag
+    DocBin(attrs=["ORTH", "TAG"], docs=[doc], store_user_data=True).to_disk(tmp_path / "train.spacy")
+    reader = registry.readers.get("spacy-frames.FrameNetCorpus.v1")
+    (eg,) = list(reader(str(tmp_path / "train.spacy"), gold_tags=True)(nlp))
+    assert [(t.text, t.tag_) for t in eg.predicted] == [
+        ("She", "PRP"), ("ca", "MD"), ("n't", "RB"), ("e", ""), ("-", ""), ("mail", ""), (".", ".")
+    ]  # fmt: skip
+    (plain,) = list(reader(str(tmp_path / "train.spacy"))(nlp))
+    assert not plain.predicted.has_annotation("TAG")

@@ -30,6 +30,7 @@ def create_framenet_reader(
     frames_from: Optional[str] = None,
     frames_to: Optional[str] = None,
     full_text_repeats: int = 1,
+    gold_tags: bool = False,
 ) -> Callable[[Language], Iterable[Example]]:
     """FrameNet DocBins (corpus/framenet15/*.spacy) as Examples.
 
@@ -54,6 +55,9 @@ def create_framenet_reader(
     full_text_repeats: each full-text doc is yielded this many times per epoch (the
     exemplars once): oversamples the full text, which has about four times the FE
     density of the exemplars, at the same number of steps.
+    gold_tags: put FrameNet's own PTB tags on the predicted docs' tokens that match a
+    FrameNet token exactly (an attribute_ruler and lemmatizer then give the POS and
+    lemmas the lexicon reads, with no tagger in training).
     """
     if full_text_repeats < 1:
         raise ValueError(f"FrameNet corpus: full_text_repeats must be >= 1, got {full_text_repeats}")
@@ -75,6 +79,7 @@ def create_framenet_reader(
         excluded,
         renaming,
         full_text_repeats,
+        gold_tags,
     )
 
 
@@ -146,6 +151,7 @@ class FrameNetCorpus:
         excluded=None,
         renaming=None,
         full_text_repeats=1,
+        gold_tags=False,
     ):
         self.path = require_corpus(path)
         self.exemplars = require_corpus(exemplars) if exemplars and max_exemplars else None
@@ -158,6 +164,7 @@ class FrameNetCorpus:
         self.excluded = excluded
         self.renaming = renaming
         self.full_text_repeats = full_text_repeats
+        self.gold_tags = gold_tags
         self._docs: Optional[List[Doc]] = None  # read once, reused every epoch
 
     def _load(self, vocab) -> List[Doc]:
@@ -183,6 +190,8 @@ class FrameNetCorpus:
     def __call__(self, nlp: Language) -> Iterator[Example]:
         for reference in self._load(nlp.vocab):
             predicted = nlp.make_doc(reference.text)
+            if self.gold_tags:
+                copy_tags(reference, predicted)
             if self.gold_targets:
                 copy_targets(reference, predicted, self.targets_key)
             if self.gold_frames_key:
@@ -295,6 +304,15 @@ def copy_targets(reference: Doc, predicted: Doc, key: str = TARGETS_KEY, into: O
     into = into or key
     aligned = (align_target(ref, predicted) for ref in reference.spans.get(key, []))
     predicted.spans[into] = SpanGroup(predicted, name=into, spans=[span for span in aligned if span is not None])
+
+
+def copy_tags(reference: Doc, predicted: Doc) -> None:
+    """The reference's tags on the predicted tokens with the same characters (others keep none)."""
+    tags = {(t.idx, len(t)): t.tag_ for t in reference if t.tag_}
+    for token in predicted:
+        tag = tags.get((token.idx, len(token)))
+        if tag:
+            token.tag_ = tag
 
 
 def sample_docbin(path: Path, n: int, seed: int) -> DocBin:
