@@ -33,7 +33,7 @@ from spacy_frames.extensions import FE_KEY, TARGETS_KEY, install_extensions, mak
 from spacy_frames.scoring.frame_elements import score_frame_elements_open_sesame
 from spacy_frames.scoring.frame_elements_eval import fe_examples, load_frame_parser
 from spacy_frames.tools.annotate_corpus import annotate_corpus
-from spacy_frames.tools.conll import doc_to_conll
+from spacy_frames.tools.conll import doc_to_conll, n_sentences
 from spacy_frames.tools.records import record_schema
 
 
@@ -89,7 +89,8 @@ def conll_round_trip(model: str, corpus: Path, workdir: Path) -> Dict:
         docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=32))
     parsed = [(doc, eg) for doc, eg in zip(docs, examples) if len(doc._.frames)]
     path = workdir / "test.conll"
-    path.write_text("".join(doc_to_conll(doc) for doc, _ in parsed), encoding="utf8")
+    firsts = [0, *itertools.accumulate(n_sentences(doc) for doc, _ in parsed)]
+    path.write_text("".join(doc_to_conll(doc, n) for (doc, _), n in zip(parsed, firsts)), encoding="utf8")
     read = [sentence_to_doc(nlp.vocab, s) for s in iter_open_sesame_sentences(path)]
     counts = [len(exported_sentences(doc)) for doc, _ in parsed]
     if len(read) != sum(counts):

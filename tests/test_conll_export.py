@@ -1,6 +1,7 @@
 """`annotate --format conll`: open-sesame's CoNLL, read back by the package's own reader
 and scored by the open-sesame measure as the docs themselves are."""
 
+import itertools
 import json
 
 import pytest
@@ -16,7 +17,7 @@ from spacy_frames.corpora.framenet_sentences import iter_open_sesame_sentences, 
 from spacy_frames.extensions import FE_KEY, install_extensions, make_fe_span
 from spacy_frames.scoring.frame_elements import score_frame_elements_open_sesame
 from spacy_frames.tools.annotate_corpus import annotate_corpus
-from spacy_frames.tools.conll import doc_to_conll
+from spacy_frames.tools.conll import doc_to_conll, n_sentences
 
 FN17_DEV = "fn1.7.dev.syntaxnet.conll"
 
@@ -156,8 +157,13 @@ def test_annotate_writes_conll(trained_fe, tmp_path):
     source.write_text("".join(json.dumps({"text": doc.text}) + "\n" for doc in toy_fe_docs(nlp.vocab)))
     out = tmp_path / "out.txt"
     annotate_corpus(nlp, str(source), out, progress=False, output_format="conll")
-    expected = "".join(doc_to_conll(doc) for doc in nlp.pipe(doc.text for doc in toy_fe_docs(nlp.vocab)))
+    docs = list(nlp.pipe(doc.text for doc in toy_fe_docs(nlp.vocab)))
+    firsts = [0, *itertools.accumulate(n_sentences(doc) for doc in docs)]
+    expected = "".join(doc_to_conll(doc, n) for doc, n in zip(docs, firsts))
     assert out.read_text() == expected
+    # the sentence column runs over the file: a sentence repeated in the next doc reads back as two
+    sentence_ids = [line.split("\t")[6] for line in expected.split("\n") if line]
+    assert sentence_ids == sorted(sentence_ids, key=int) and len(set(sentence_ids)) > 1
     assert expected and all(len(line.split("\t")) == 15 for line in expected.split("\n") if line)
     with pytest.raises(ValueError, match="resume"):
         annotate_corpus(nlp, str(source), out, progress=False, output_format="conll", resume=True)
@@ -179,3 +185,19 @@ def test_one_text_prints_as_conll_or_a_record(trained_fe):
     assert record.exit_code == 0 and json.loads(record.output)["text"] == text
     bad = runner.invoke(app, ["annotate", str(trained_fe), text, "--format", "spacy"])
     assert bad.exit_code == 1 and "needs an OUTPUT" in bad.output
+
+
+def test_a_sentence_repeated_in_the_next_doc_reads_back_as_two(tmp_path):
+    """Two docs of the same words: numbered on from the first, the reader keeps them apart."""
+    nlp = spacy.blank("en")
+    install_extensions()
+    docs = []
+    for _ in range(2):
+        doc = nlp("Kim gave Lee a book .")
+        doc.spans["frames"] = [Span(doc, 1, 2, label="Giving")]
+        docs.append(doc)
+    path = tmp_path / "two.conll"
+    path.write_text(doc_to_conll(docs[0], 0) + doc_to_conll(docs[1], n_sentences(docs[0])))
+    assert len(list(iter_open_sesame_sentences(path))) == 2
+    path.write_text(doc_to_conll(docs[0]) + doc_to_conll(docs[1]))
+    assert len(list(iter_open_sesame_sentences(path))) == 1  # numbered alike: one sentence

@@ -93,13 +93,14 @@ class ConllOutput:
     def __init__(self, path: Path, resume: bool):
         if resume:
             raise ValueError(f"--resume cannot continue CoNLL output ({path}): annotate again, or to .jsonl")
-        self.path, self.done = path, 0
+        self.path, self.done, self.sentences = path, 0, 0
         self.handle = path.open("w", encoding="utf-8")
 
     def write(self, doc: Doc, doc_id: str, line: Optional[str] = None) -> None:
-        from .conll import doc_to_conll
+        from .conll import doc_to_conll, n_sentences
 
-        self.handle.write(doc_to_conll(doc))
+        self.handle.write(doc_to_conll(doc, self.sentences))
+        self.sentences += n_sentences(doc)
 
     def close(self) -> None:
         self.handle.close()

@@ -10,7 +10,8 @@ tab-separated columns each:
     PLEMMA   the token's lemma (its lowercased text when it has none)
     POS      "_" (FrameNet's own tags; none)
     PPOS     the token's Penn Treebank tag, else "_"
-    SENT#    the sentence's index in the doc, from 0
+    SENT#    the sentence's index in the file, from 0 (open-sesame's sentence ids: two
+             sentences of the same words stay two)
     PFEAT    "_"
     HEAD     "_"
     PHEAD    the ID of the token's head in the sentence (0: the root), "_" without a parse
@@ -94,9 +95,18 @@ def target_block(span: Span, sentence_number: int = 0) -> List[str]:
     return lines
 
 
-def doc_to_conll(doc: Doc) -> str:
+def n_sentences(doc: Doc) -> int:
+    return sum(1 for _ in doc.sents) if doc.has_annotation("SENT_START") else 1
+
+
+def doc_to_conll(doc: Doc, first_sentence: int = 0) -> str:
     """The doc's frames (``doc._.frames``) as CoNLL blocks, each followed by an empty
-    line; "" when it has none."""
+    line; "" when it has none. Its sentences are numbered from `first_sentence` (the
+    sentences of the file before it)."""
     starts = {sent.start: n for n, sent in enumerate(doc.sents)} if doc.has_annotation("SENT_START") else {}
-    blocks = [target_block(span, starts.get(_sentence_of(doc, span).start, 0)) for span in doc._.frames if span.label_]
+    blocks = [
+        target_block(span, first_sentence + starts.get(_sentence_of(doc, span).start, 0))
+        for span in doc._.frames
+        if span.label_
+    ]
     return "".join("\n".join(block) + "\n\n" for block in blocks if block)
