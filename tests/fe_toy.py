@@ -116,3 +116,20 @@ def toy_tok2vec():
         subword_features=True,
         pretrained_vectors=None,
     )
+
+
+def fe_corpus_with_target_fe(toy_fe_corpus, fn15):
+    """The toy FE corpus as FN1.5 train/dev/test in `fn15`, with an FE FrameNet puts on its
+    own target that the toy training data lacks (Body_part on the "hand" target)."""
+    import shutil
+
+    import spacy
+
+    fn15.mkdir()
+    shutil.copy(toy_fe_corpus / "frames.json", fn15 / "frames.json")
+    docs = toy_fe_docs(spacy.blank("en").vocab)
+    span = docs[4].spans["targets"][0]
+    docs[4].spans[FE_KEY] = list(docs[4].spans[FE_KEY]) + [make_fe_span(span, span.start, span.end, "Body_part")]
+    for split in ("train", "dev", "test"):
+        DocBin(docs=docs, store_user_data=True).to_disk(fn15 / f"{split}.spacy")
+    return fn15

@@ -6,7 +6,7 @@ import warnings
 import numpy
 import pytest
 import spacy
-from fe_toy import FES, gold_frames_doc, toy_fe_docs, toy_fe_inventory
+from fe_toy import FES, fe_corpus_with_target_fe, gold_frames_doc, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin, Span, SpanGroup
 from spacy.training import Example
 from spacy.util import make_tempdir
@@ -424,7 +424,7 @@ def test_evaluate_frame_elements_open_sesame_measure(trained_fe, toy_fe_corpus, 
 
     from spacy_frames.cli import app
 
-    fn15 = make_lookup_corpus(toy_fe_corpus, tmp_path)
+    fn15 = fe_corpus_with_target_fe(toy_fe_corpus, tmp_path / "fn15")
     fn17 = tmp_path / "fn17"
     shutil.copytree(fn15, fn17)
     out = tmp_path / "fe.json"
@@ -439,21 +439,6 @@ def test_evaluate_frame_elements_open_sesame_measure(trained_fe, toy_fe_corpus, 
     assert scores["fn17_dev"]["fe_os_r"] == dev["fe_os_r"]
     assert 0.0 <= scores["fn15_test_end_to_end"]["fe_os_f"] <= 100.0
     assert "open-sesame measure" in result.output
-
-
-def make_lookup_corpus(toy_fe_corpus, tmp_path):
-    """The toy FE corpus as FN1.5 train/dev/test, with the Body_part FE on the "hand" target."""
-    import shutil
-
-    fn15 = tmp_path / "fn15"
-    fn15.mkdir()
-    shutil.copy(toy_fe_corpus / "frames.json", fn15 / "frames.json")
-    docs = toy_fe_docs(spacy.blank("en").vocab)
-    span = docs[4].spans["targets"][0]
-    docs[4].spans[FE_KEY] = list(docs[4].spans[FE_KEY]) + [make_fe_span(span, span.start, span.end, "Body_part")]
-    for split in ("train", "dev", "test"):
-        DocBin(docs=docs, store_user_data=True).to_disk(fn15 / f"{split}.spacy")
-    return fn15
 
 
 def test_annotate_output_lists_each_frames_elements(fe_nlp):

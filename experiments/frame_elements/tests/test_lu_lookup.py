@@ -3,7 +3,7 @@ and through the study's `open-sesame-measure` command on the toy pipeline."""
 
 import spacy
 import srsly
-from fe_toy import toy_fe_docs
+from fe_toy import fe_corpus_with_target_fe
 from frames_lab.fe_research.cli import app
 from frames_lab.fe_research.lu_lookup import target_fe_lookup, with_target_fes
 from spacy.tokens import DocBin, Span
@@ -50,14 +50,7 @@ def test_open_sesame_measure_command_adds_the_lookup(trained_fe, toy_fe_corpus, 
     too), "hand" the Body_part (only in the lookup's DocBin): with the lookup nothing is missed."""
     import shutil
 
-    fn15 = tmp_path / "fn15"
-    fn15.mkdir()
-    shutil.copy(toy_fe_corpus / "frames.json", fn15 / "frames.json")
-    docs = toy_fe_docs(spacy.blank("en").vocab)
-    span = docs[4].spans["targets"][0]
-    docs[4].spans[FE_KEY] = list(docs[4].spans[FE_KEY]) + [make_fe_span(span, span.start, span.end, "Body_part")]
-    for split in ("train", "dev", "test"):
-        DocBin(docs=docs, store_user_data=True).to_disk(fn15 / f"{split}.spacy")
+    fn15 = fe_corpus_with_target_fe(toy_fe_corpus, tmp_path / "fn15")
     fn17 = tmp_path / "fn17"
     shutil.copytree(fn15, fn17)
     out = tmp_path / "fe.json"
