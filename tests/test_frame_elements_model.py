@@ -246,23 +246,6 @@ def test_syntax_features_read_the_parse():
     assert not syntax_one_hots([spacy.blank("en")("The bank gave")], [[(2, 3, 0, 2)]]).any()
 
 
-def test_distinct_spans_are_numpy_unique_of_the_span_codes():
-    """The table over (start, length) and, for a table too large, the sort it falls back on
-    give numpy.unique's distinct spans and inverse."""
-    from spacy_frames.ml.fe_features import distinct_spans
-
-    rng = numpy.random.default_rng(0)
-    for n, longest in ((40, 5), (5000, 3000), (1, 1)):
-        starts = rng.integers(0, n, 300)
-        ends = starts + rng.integers(0, longest, 300)
-        codes, inverse = numpy.unique(starts * (ends.max() + 1) + ends, return_inverse=True)
-        span_starts, span_ends, index = distinct_spans(starts, ends)
-        assert span_starts.tolist() == (codes // (ends.max() + 1)).tolist()
-        assert span_ends.tolist() == (codes % (ends.max() + 1)).tolist()
-        assert index.tolist() == inverse.reshape(-1).tolist()
-    assert [len(a) for a in distinct_spans(numpy.zeros(0), numpy.zeros(0))] == [0, 0, 0]
-
-
 def test_batch_syntax_features_are_each_docs_own():
     """Docs stacked (a parsed doc, one without a parse, one without rows, another parsed):
     each doc's rows get what that doc alone gives; a label outside DEP_LABELS is the last column."""

@@ -1,49 +1,15 @@
-"""Frame elements (FEs) of FrameNet targets: reading them, and putting the gold FEs on a ``Doc``.
+"""Frame elements (FEs) of FrameNet targets: reading them and putting the gold FEs on a Doc.
 
-The FrameNet readers of :mod:`spacy_frames.corpora.framenet_sentences` call
-:func:`read_fe_layer` on the rank-1 ``FE`` layer of an annotation set (full text and LU
-exemplars) and :func:`bio_spans` on the FE BIO column of an open-sesame CoNLL block; each
-:class:`~spacy_frames.corpora.framenet_sentences.FrameTarget` then holds its overt FEs
-(:class:`FrameElement`, character offsets) and its null instantiations.
-:func:`set_gold_frame_elements` (called by ``sentence_to_doc``) writes the FEs of the targets
-that became spans into ``doc.spans["frame_elements"]``.
-
-Representation (see also :mod:`spacy_frames.extensions`):
-
-- One span per FE, ``label_`` = FE name in FrameNet spelling ("Donor"), all targets' FEs of
-  the sentence in one group. An FE span points to its target through ``span.id_`` =
-  ``"<start_char>:<end_char>:<frame>"`` of the target span (:func:`~spacy_frames.extensions.fe_target_id`).
-  The pointer lives in the span itself, not in a ``Span._`` value: spaCy keys a span's
-  ``_`` values by its character offsets only, so "He" as the Agent of two verbs would
-  share one value. ``span._.fe_target`` / ``span._.fe_frame`` read it back, and
-  ``target._.frame_elements`` lists a target's FE spans (getters, nothing stored).
-- Only the rank-1 FE layer is read; higher ranks (605 rank-2 layers in FN1.5 full text)
-  hold second labels of phrases already annotated on rank 1.
-
-What is not a span, and is counted in the ``fe_*`` keys of the converter's stats
-(:data:`FE_COUNT_KEYS`; the summary's ``frame_elements`` section per split). ``annotated``
-counts the overt FEs of the targets that became spans; ``annotated = spans +
-overlaps_target + unaligned + duplicate_target + duplicate``:
-
-- null instantiations (``CNI``/``DNI``/``INI``/``INC`` labels without offsets): counted per
-  type, never spans, not scored (open-sesame's CoNLL, the FN1.7 dev set, has none).
-- FEs overlapping a token of the target (of them, ``coincident``: the FE is exactly the
-  target, as the ``Weapon`` FE of "weapon"): kept as FE spans (an FE span may then equal or
-  overlap its target; frame_elements predicts them) and counted as ``on_target`` (of them
-  ``on_target_coincident``). With ``keep_target_fes=False`` they are skipped instead and
-  counted as ``overlaps_target`` (``overlaps_target_coincident``).
-- FEs that cannot be put on tokens (``unaligned``: outside the text or empty after
-  trimming whitespace): skipped. Offsets inside a token are expanded to the whole token
-  and kept (``expanded``).
-- FEs of targets that are no span (unknown frame, no Target label, unaligned target):
-  ``of_skipped_targets``. FEs of a second annotation set of the same target and frame
-  (FrameNet annotates some targets twice): ``duplicate_target``; the first set's FEs are
-  the gold (the pointer cannot tell two identical target spans apart). An FE repeated with
-  the same label and offsets for one target: ``duplicate``.
-- Kept, but counted: ``discontinuous`` (an FE name with several spans for one target, e.g.
-  "people ... who" as Entity: each piece is its own span with the same label and is
-  scored as its own span, so a decoder that uses each FE at most once can recover only
-  one of them) and ``overlapping`` (pairs of kept FEs of one target that share a token).
+The FrameNet readers call `read_fe_layer` on the rank-1 FE layer of an annotation set
+(higher ranks hold second labels of phrases rank 1 already has) and `bio_spans` on the FE
+column of an open-sesame CoNLL block; `set_gold_frame_elements` writes the FEs of the
+targets that became spans into `doc.spans["frame_elements"]`: one span per FE (per piece
+of a discontinuous FE), label = FE name, `span.id_` = its target's pointer
+(`extensions.fe_target_id`; a `Span._` value would be shared by two targets' FEs on the
+same text). FEs on or over their own target are kept unless `keep_target_fes=False`.
+What is not a span (null instantiations, unaligned FEs, FEs of skipped targets, second
+annotation sets) is counted in the converter's stats; docs/frame_elements.md lists the
+summary's keys.
 """
 
 import xml.etree.ElementTree as ET

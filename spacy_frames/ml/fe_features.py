@@ -39,34 +39,13 @@ def bucket(value, edges: Sequence[int]):
     return numpy.searchsorted(edges, value, side="right") - 1
 
 
-def distinct_spans(starts: numpy.ndarray, ends: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """The distinct spans [start, end) (token offsets) in (start, end) order, as their
-    starts and ends, and each span's place among them: what numpy.unique of the spans'
-    codes gives, from a table over (start, length) instead of a sort when that table is
-    small (candidate spans are short, so the table is a few times the number of spans)."""
-    starts, ends = numpy.asarray(starts, dtype="int64").reshape(-1), numpy.asarray(ends, dtype="int64").reshape(-1)
-    if not len(starts):
-        return starts, ends, numpy.zeros(0, dtype="int64")
-    lengths = ends - starts
-    shortest, first = int(lengths.min()), int(starts.min())
-    n_lengths = int(lengths.max()) - shortest + 1
-    size = (int(starts.max()) - first + 1) * n_lengths
-    if size > 8 * len(starts) + 4096:
-        n1 = int(ends.max()) + 1
-        codes, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
-        return codes // n1, codes % n1, inverse.reshape(-1)
-    codes = (starts - first) * n_lengths + (lengths - shortest)
-    present = numpy.zeros(size, dtype=bool)
-    present[codes] = True
-    distinct = numpy.flatnonzero(present)
-    span_starts = first + distinct // n_lengths
-    return span_starts, span_starts + shortest + distinct % n_lengths, (numpy.cumsum(present) - 1)[codes]
-
-
 def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
     """Per span [start, end): its first token whose head lies outside it (or is itself);
     the start when none does. One vectorised pass per token position, over distinct spans."""
-    first, last, inverse = distinct_spans(starts, ends)
+    starts, ends = numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
+    n1 = int(ends.max(initial=0)) + 1
+    codes, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
+    first, last, inverse = codes // n1, codes % n1, inverse.reshape(-1)
     root, found = first.copy(), numpy.zeros(len(first), dtype=bool)
     for k in range(int((last - first).max(initial=0))):
         i = first + k

@@ -70,16 +70,6 @@ def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True
     return result
 
 
-def fe_error_breakdown(nlp: Language, examples: List[Example], batch_size: int = 32) -> Dict:
-    """`fe_errors` of the pipeline's FEs on gold frames (frame_identifier disabled)."""
-    from .frame_elements import fe_errors
-
-    disable = [name for name in ("frame_identifier",) if name in nlp.pipe_names]
-    with nlp.select_pipes(disable=disable):
-        docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=batch_size))
-    return fe_errors([Example(doc, eg.reference) for doc, eg in zip(docs, examples)])
-
-
 def _n_gold_fes(eg: Example) -> int:
     """The gold FEs of the example's gold targets (as the scorer counts them)."""
     offsets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
@@ -136,8 +126,6 @@ def evaluate_frame_elements(
     for split in splits:
         examples = fe_examples(nlp, fn15_dir / f"{split}.spacy")
         result[f"fn15_{split}"] = evaluate_fe(nlp, examples)
-        if split == "dev":  # where the F is lost, for the next model (never read on test)
-            result["fn15_dev"]["errors"] = fe_error_breakdown(nlp, examples)
     if end_to_end:
         result["fn15_test_end_to_end"] = evaluate_fe(
             nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False

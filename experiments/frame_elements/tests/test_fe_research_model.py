@@ -453,3 +453,20 @@ def test_the_pruner_from_tokens_equals_the_pruner_on_pooled_spans(monkeypatch):
         numpy.testing.assert_allclose(d_tokens, d_expected, rtol=1e-4, atol=1e-5)
         for name, grad in grads.items():
             numpy.testing.assert_allclose(model.get_grad(name), grad, rtol=1e-4, atol=1e-4)
+
+
+def test_distinct_spans_are_numpy_unique_of_the_span_codes():
+    """The table over (start, length) and, for a table too large, the sort it falls back on
+    give numpy.unique's distinct spans and inverse."""
+    from frames_lab.fe_research.features import distinct_spans
+
+    rng = numpy.random.default_rng(0)
+    for n, longest in ((40, 5), (5000, 3000), (1, 1)):
+        starts = rng.integers(0, n, 300)
+        ends = starts + rng.integers(0, longest, 300)
+        codes, inverse = numpy.unique(starts * (ends.max() + 1) + ends, return_inverse=True)
+        span_starts, span_ends, index = distinct_spans(starts, ends)
+        assert span_starts.tolist() == (codes // (ends.max() + 1)).tolist()
+        assert span_ends.tolist() == (codes % (ends.max() + 1)).tolist()
+        assert index.tolist() == inverse.reshape(-1).tolist()
+    assert [len(a) for a in distinct_spans(numpy.zeros(0), numpy.zeros(0))] == [0, 0, 0]

@@ -3,7 +3,8 @@
     python -m frames_lab.fe_research tune training/x/model-best --corpus dev.spacy -o sweep.json \
         --ngram-gap 0 --phrases-clauses off --phrases-clauses on --criterion fe_os_f
 
-`tune` fits a pipeline's research frame_elements (factory `frame_elements_research`) on
+`errors` counts where a trained frame_elements loses F on a dev corpus with gold frames
+(`errors.py`). `tune` fits a pipeline's research frame_elements (factory `frame_elements_research`) on
 dev with gold frames, as the product's `tune-fe-threshold` fits its own: the candidate
 set (n-gram gaps, and fe_candidate_suggester.v2's phrases and clauses on, off or as
 configured), decoding, pieces per FE and decision threshold, for open-sesame's measure or
@@ -173,3 +174,32 @@ def open_sesame_measure_cli(
     for key, scores in result.items():
         if isinstance(scores, dict) and "fe_os_f" in scores:
             typer.echo(f"{key}: open-sesame F {scores['fe_os_f']}  lookup {scores.get('with_lu_lookup')}")
+
+
+@app.command("errors")
+def errors_cli(
+    model: str = typer.Argument(..., help="Trained pipeline with frame_elements"),
+    corpus: Path = typer.Option(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Corpus with gold FEs (dev)"),
+    output: Path = typer.Option(..., "--output", "-o", help="JSON file to write"),
+):
+    """Each gold and each predicted FE of the gold targets (gold frames) in one class:
+    correct, boundary, label, overlap_other, missed / spurious."""
+    import spacy
+    import srsly
+
+    from spacy_frames.extensions import install_extensions
+    from spacy_frames.scoring.frame_elements_eval import fe_examples
+
+    from .errors import fe_error_breakdown
+
+    install_extensions()
+    try:
+        nlp = spacy.load(model)
+        result = {"model": model, "corpus": str(corpus)}
+        result.update(fe_error_breakdown(nlp, fe_examples(nlp, corpus)))
+    except (OSError, ValueError) as err:
+        typer.secho(f"✘ {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    typer.echo(f"gold: {result['gold']}\npredicted: {result['predicted']}")

@@ -39,11 +39,11 @@ from spacy.util import registry
 from thinc.api import Linear, Model, Relu, chain
 from thinc.types import Floats1d, Floats2d
 
-from spacy_frames.ml.fe_features import N_SYNTAX, Row, distinct_spans, n_position_features
+from spacy_frames.ml.fe_features import N_SYNTAX, Row, n_position_features
 from spacy_frames.ml.layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
 
 from . import span_pruner, target_tokens
-from .features import OneHotRows, position_one_hots, syntax_one_hots
+from .features import OneHotRows, distinct_spans, position_one_hots, syntax_one_hots
 from .options import option_scores
 
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
