@@ -18,8 +18,11 @@ def main(
     clients: int = typer.Option(8, "--clients", help="Concurrent clients"),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds the clients may take in all"),
     batch_size: int = typer.Option(32, "--batch-size"),
+    batch_wait_ms: float = typer.Option(
+        None, "--batch-wait-ms", help="The server's wait for more requests (default: serve's)"
+    ),
 ):
-    from spacy_frames.tools.serve_load import load_test, read_sentences
+    from spacy_frames.tools.serve_load import BATCH_WAIT_S, load_test, read_sentences
 
     report = load_test(
         model,
@@ -28,13 +31,14 @@ def main(
         n_clients=clients,
         timeout_s=timeout,
         batch_size=batch_size,
+        batch_wait_s=BATCH_WAIT_S if batch_wait_ms is None else batch_wait_ms / 1000,
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf8")
     serve, annotate = report["serve"], report["annotate"]
     typer.echo(
         f"{serve['succeeded']}/{serve['requests']} requests from {serve['clients']} clients: "
-        f"p50 {serve['latency_p50_s']} s, p95 {serve['latency_p95_s']} s, {serve['words_per_second']} words/s "
+        f"{serve['mean_batch_texts']} texts per batch, p50 {serve['latency_p50_s']} s, p95 {serve['latency_p95_s']} s, {serve['words_per_second']} words/s "
         f"(annotate: {annotate['words_per_second']} words/s); refusals {'ok' if report['refusals']['ok'] else 'FAILED'}"
     )
     if not report["ok"]:

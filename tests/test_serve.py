@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from spacy_frames.extensions import install_extensions  # noqa: E402
 from spacy_frames.tools.annotate_corpus import annotate_corpus  # noqa: E402
 from spacy_frames.tools.serve_load import browse, connect, find_browser, post, run_clients  # noqa: E402
-from spacy_frames.tools.server import BackgroundServer, ServeLimits, create_app  # noqa: E402
+from spacy_frames.tools.server import BackgroundServer, ParseWorker, ServeLimits, create_app  # noqa: E402
 
 TEXTS = ["She gave him a gift .", "They bought a car and we walked home ."]
 LIMITS = ServeLimits(max_body_bytes=2_000, max_texts=4, max_chars=100)
@@ -86,7 +87,13 @@ def test_bad_json_is_a_400_with_the_parsers_reason(blank_client):
 
 
 def test_health_meta_and_page(blank_client):
-    assert blank_client.get("/health").json() == {"status": "ok", "model_loaded": True, "worker_alive": True}
+    health = blank_client.get("/health").json()
+    assert {key: health[key] for key in ("status", "model_loaded", "worker_alive")} == {
+        "status": "ok",
+        "model_loaded": True,
+        "worker_alive": True,
+    }
+    assert health["texts"] >= health["batches"] >= 0
     meta = blank_client.get("/meta").json()
     assert meta["model"] == "blank:en" and meta["components"] == [] and meta["frame_inventory"] is None
     assert meta["versions"]["spacy"] == spacy.__version__ and meta["limits"]["max_texts"] == 4
@@ -101,6 +108,26 @@ def test_health_meta_and_page(blank_client):
 def tiny_nlp(tiny_frames_trf):
     install_extensions()
     return spacy.load(tiny_frames_trf)
+
+
+def test_the_worker_waits_for_late_requests_and_counts_its_batches():
+    """With a wait, requests arriving within it share the first one's batch (up to
+    batch_size texts); /health reports the batches."""
+    worker = ParseWorker(spacy.blank("en"), batch_size=4, batch_wait_s=1.0)
+    try:
+        first = worker.submit(["a b"], len)
+        time.sleep(0.1)
+        later = [worker.submit([f"t{i}"], len) for i in range(4)]  # the 4th does not fit
+        assert [f.result(timeout=30) for f in (first, *later)] == [1, 1, 1, 1, 1]
+        assert worker.stats()["batch_texts"] == {"4": 1, "1": 1} and worker.stats()["mean_batch_texts"] == 2.5
+    finally:
+        worker.stop()
+    with pytest.raises(ValueError, match="batch_wait_s"):
+        ParseWorker(spacy.blank("en"), batch_wait_s=-1)
+    client = TestClient(create_app(spacy.blank("en"), "blank:en", LIMITS, batch_wait_s=0.01))
+    client.post("/parse", json={"texts": TEXTS})
+    health = client.get("/health").json()
+    assert health["batches"] == 1 and health["texts"] == 2 and client.get("/meta").json()["batch_wait_s"] == 0.01
 
 
 @pytest.mark.slow
@@ -171,6 +198,7 @@ def test_the_load_test_script_on_a_few_requests(tiny_frames_trf, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     report = srsly.read_json(output)
     assert report["ok"] and report["serve"]["succeeded"] == 16 and report["serve"]["clients"] == 4
+    assert sum(int(n) * k for n, k in report["serve"]["batch_texts"].items()) == 16
     assert report["serve"]["latency_p50_s"] <= report["serve"]["latency_p95_s"]
     assert report["annotate"]["words"] == report["serve"]["words"] and report["annotate"]["words_per_second"] > 0
     assert {case["status"] for case in report["refusals"]["cases"]} == {400, 413, 422}

@@ -6,6 +6,9 @@ import typer
 
 from ._util import Arg, Opt, _fail, app
 
+# tools/server.py's BATCH_WAIT_S, in milliseconds (the server's modules load lazily)
+BATCH_WAIT_MS = 0.0
+
 
 @app.command("serve")
 def serve_cli(
@@ -14,6 +17,9 @@ def serve_cli(
     host: str = Opt("127.0.0.1", "--host", help="Address to bind (default: this machine only)"),
     port: int = Opt(8080, "--port"),
     batch_size: int = Opt(32, "--batch-size", help="Texts per nlp.pipe batch (concurrent requests share batches)"),
+    batch_wait_ms: float = Opt(
+        BATCH_WAIT_MS, "--batch-wait-ms", help="After a request, wait this long for more to batch with it"
+    ),
     max_body_bytes: int = Opt(1_000_000, "--max-body-bytes", help="Largest request body (413 over it)"),
     max_texts: int = Opt(64, "--max-texts", help="Most texts in one request (413 over it)"),
     max_chars: int = Opt(20_000, "--max-chars", help="Most characters in one text (413 over it)"),
@@ -36,6 +42,8 @@ def serve_cli(
     except (OSError, ValueError) as err:
         _fail(err)
     limits = ServeLimits(max_body_bytes=max_body_bytes, max_texts=max_texts, max_chars=max_chars)
-    server_app = create_app(nlp, model, limits, batch_size=batch_size)
+    if batch_wait_ms < 0:
+        _fail(ValueError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}"))
+    server_app = create_app(nlp, model, limits, batch_size=batch_size, batch_wait_s=batch_wait_ms / 1000)
     typer.secho(f"Serving {model} on http://{host}:{port}/ (Ctrl+C stops)", fg=typer.colors.GREEN, err=True)
     uvicorn.run(server_app, host=host, port=port, log_level="info")

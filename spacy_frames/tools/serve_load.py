@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 from urllib.parse import quote, urlsplit
 
-from .server import BackgroundServer, ServeLimits, create_app
+from .server import BATCH_WAIT_S, BackgroundServer, ServeLimits, create_app
 
 
 def read_sentences(conll: Path, limit: Optional[int] = None) -> List[str]:
@@ -175,6 +175,7 @@ def load_test(
     timeout_s: float = 1800.0,
     batch_size: int = 32,
     limits: Optional[ServeLimits] = None,
+    batch_wait_s: float = BATCH_WAIT_S,
 ) -> Dict:
     """The report of the module docstring; `ok` is False on any failure."""
     from ..extensions import install_extensions
@@ -186,13 +187,23 @@ def load_test(
     limits = limits or ServeLimits()
     nlp = load_pipeline(model)
     texts = [sentences[i % len(sentences)] for i in range(n_requests)]
-    app = create_app(nlp, model, limits, batch_size=batch_size)
+    app = create_app(nlp, model, limits, batch_size=batch_size, batch_wait_s=batch_wait_s)
     with BackgroundServer(app) as server:
         warm = connect(server.url)
         post(warm, "/parse", b'{"text": "Warm up ."}')
         warm.close()
+        before = app.state.worker.stats()["batch_texts"]
         served = run_clients(server.url, texts, n_clients, timeout_s)
+        after = app.state.worker.stats()["batch_texts"]
         refusals = check_refusals(server.url, limits)
+    # the worker's batches during the clients' requests (texts per batch -> batches)
+    batches = {n: k - before.get(n, 0) for n, k in after.items() if k > before.get(n, 0)}
+    n_batches = sum(batches.values())
+    served["batches"] = n_batches
+    served["mean_batch_texts"] = (
+        round(sum(int(n) * k for n, k in batches.items()) / n_batches, 2) if n_batches else None
+    )
+    served["batch_texts"] = batches
     annotate = annotate_words_per_second(nlp, texts, batch_size)
     ratio = served["words_per_second"] / annotate["words_per_second"] if served["words_per_second"] else None
     return {
@@ -200,6 +211,7 @@ def load_test(
         "pipeline": f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}",
         "version": nlp.meta.get("version"),
         "batch_size": batch_size,
+        "batch_wait_s": batch_wait_s,
         "limits": limits.__dict__,
         "distinct_sentences": len(set(texts)),
         "serve": served,

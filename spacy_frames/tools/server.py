@@ -12,7 +12,10 @@ uvicorn), with a page to type text and look at its parse.
 One worker thread owns the pipeline and is the only caller of `nlp.pipe`: requests put
 their texts on a queue, and the worker takes everything waiting (up to `batch_size` texts
 at a time, whole requests) into one `nlp.pipe` call, so concurrent requests share batches
-and the model is never called from two threads at once. When a pooled batch fails, each of
+and the model is never called from two threads at once. After the first waiting request
+it waits up to `batch_wait_s` for more (clients whose answers just went out are sending
+their next texts), so a batch is not cut short by a request a few milliseconds late; it
+counts the batches it runs (GET /health). When a pooled batch fails, each of
 its requests is run again alone, so one request's failure is never another's. Limits are
 checked before anything reaches the queue; every refusal is a JSON 4xx with `detail` and
 the `limit` or `field` it concerns. FastAPI and uvicorn are imported only here (the `serve`
@@ -24,6 +27,8 @@ import html as html_lib
 import json
 import queue
 import threading
+import time
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -33,6 +38,9 @@ from spacy.tokens import Doc
 
 from ..extensions import install_extensions
 from .records import doc_to_record
+
+# how long the worker waits for more requests after the first (see the module docstring)
+BATCH_WAIT_S = 0.0
 
 
 @dataclass
@@ -62,8 +70,11 @@ class _Job:
 class ParseWorker:
     """The one thread that calls the pipeline (see the module docstring)."""
 
-    def __init__(self, nlp: Language, batch_size: int = 32):
-        self.nlp, self.batch_size = nlp, max(1, batch_size)
+    def __init__(self, nlp: Language, batch_size: int = 32, batch_wait_s: float = 0.0):
+        if batch_wait_s < 0:
+            raise ValueError(f"batch_wait_s must be >= 0, got {batch_wait_s}")
+        self.nlp, self.batch_size, self.batch_wait_s = nlp, max(1, batch_size), batch_wait_s
+        self.batch_sizes: Counter = Counter()  # texts per nlp.pipe call -> calls
         self.jobs: "queue.Queue[Optional[_Job]]" = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="spacy-frames-parse", daemon=True)
         self.thread.start()
@@ -81,16 +92,27 @@ class ParseWorker:
         self.jobs.put(None)
         self.thread.join(timeout=30)
 
+    def stats(self) -> Dict[str, Any]:
+        """The batches run so far: how many, how many texts, and texts per batch."""
+        batches, texts = sum(self.batch_sizes.values()), sum(n * k for n, k in self.batch_sizes.items())
+        return {
+            "batches": batches,
+            "texts": texts,
+            "mean_batch_texts": round(texts / batches, 2) if batches else None,
+            "batch_texts": {str(n): k for n, k in sorted(self.batch_sizes.items())},
+        }
+
     def _take(self) -> Tuple[List[_Job], bool]:
-        """One waiting job (blocking), then every other one already waiting while the
-        texts fit in a batch; True when asked to stop."""
+        """One waiting job (blocking), then every other one that is waiting or arrives
+        within `batch_wait_s` while the texts fit in a batch; True when asked to stop."""
         first = self.jobs.get()
         if first is None:
             return [], True
         jobs, n_texts = [first], len(first.texts)
+        deadline = time.monotonic() + self.batch_wait_s
         while n_texts < self.batch_size:
             try:
-                job = self.jobs.get_nowait()
+                job = self.jobs.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
             if job is None:
@@ -118,6 +140,7 @@ class ParseWorker:
     def _parse(self, jobs: List[_Job]) -> None:
         texts = [text for job in jobs for text in job.texts]
         docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        self.batch_sizes[len(texts)] += 1
         results, start = [], 0
         for job in jobs:
             results.append(job.convert(docs[start : start + len(job.texts)]))
@@ -224,7 +247,13 @@ async def _read_body(request, limits: ServeLimits) -> bytes:
     return b"".join(chunks)
 
 
-def create_app(nlp: Language, model: str = "", limits: Optional[ServeLimits] = None, batch_size: int = 32):
+def create_app(
+    nlp: Language,
+    model: str = "",
+    limits: Optional[ServeLimits] = None,
+    batch_size: int = 32,
+    batch_wait_s: float = BATCH_WAIT_S,
+):
     """The FastAPI app serving `nlp` (one ParseWorker, started now; stopped at shutdown)."""
     from contextlib import asynccontextmanager
 
@@ -235,7 +264,7 @@ def create_app(nlp: Language, model: str = "", limits: Optional[ServeLimits] = N
 
     install_extensions()
     limits = limits or ServeLimits()
-    worker = ParseWorker(nlp, batch_size)
+    worker = ParseWorker(nlp, batch_size, batch_wait_s)
     meta = model_meta(nlp, model)
 
     @asynccontextmanager
@@ -270,12 +299,12 @@ def create_app(nlp: Language, model: str = "", limits: Optional[ServeLimits] = N
     @app.get("/health")
     async def health():
         alive = worker.alive()
-        body = {"status": "ok" if alive else "error", "model_loaded": True, "worker_alive": alive}
+        body = {"status": "ok" if alive else "error", "model_loaded": True, "worker_alive": alive, **worker.stats()}
         return JSONResponse(body, status_code=200 if alive else 503)
 
     @app.get("/meta")
     async def get_meta():
-        return {**meta, "limits": asdict(limits), "batch_size": worker.batch_size}
+        return {**meta, "limits": asdict(limits), "batch_size": worker.batch_size, "batch_wait_s": worker.batch_wait_s}
 
     @app.get("/", response_class=HTMLResponse)
     async def page():
