@@ -1,11 +1,12 @@
 """The output formats on FrameNet 1.5 test, with a trained pipeline:
 
-    python scripts/check_formats.py training/frames_trf corpus/framenet15/test.spacy metrics/formats.json
+    python scripts/check_formats.py training/frames_trf corpus/framenet15/test.spacy metrics/formats.json \
+        --frame-parser training/frames_final
 
 1. `annotate` of every test text (raw text, the whole pipeline) to JSONL: every record is
    checked against the shipped JSON Schema (spacy_frames/schemas/record.v1.schema.json).
-2. The CoNLL export: frame_elements on the gold frames (as `evaluate-frame-elements`
-   scores it), written with `annotate`'s CoNLL writer, read back with the reader of
+2. The CoNLL export: frame_elements of `--frame-parser` (default: the model; the frame
+   parser `evaluate-frame-elements` scores, for its number) on the gold frames, written with `annotate`'s CoNLL writer, read back with the reader of
    open-sesame's files and scored with open-sesame's measure; beside it the measure of the
    docs themselves (what `evaluate-frame-elements` prints as fn15_test fe_os_f). The file
    holds tokens, not the text's spacing, so the read-back FEs are put on the exported
@@ -131,13 +132,18 @@ def _pct(value):
     return None if value is None else round(100 * value, 2)
 
 
-def main(model: str, corpus: Path, output: Path):
+def main(
+    model: str,
+    corpus: Path,
+    output: Path,
+    frame_parser: str = typer.Option(None, "--frame-parser", help="Pipeline whose FEs are exported (default: MODEL)"),
+):
     install_extensions()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        result = {"model": model, "corpus": str(corpus)}
+        result = {"model": model, "corpus": str(corpus), "frame_parser": frame_parser or model}
         result["records"] = validate_records(model, corpus, workdir)
-        result["conll"] = conll_round_trip(model, corpus, workdir)
+        result["conll"] = conll_round_trip(frame_parser or model, corpus, workdir)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     typer.echo(srsly.json_dumps(result, indent=2))

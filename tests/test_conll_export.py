@@ -201,3 +201,27 @@ def test_a_sentence_repeated_in_the_next_doc_reads_back_as_two(tmp_path):
     assert len(list(iter_open_sesame_sentences(path))) == 2
     path.write_text(doc_to_conll(docs[0]) + doc_to_conll(docs[1]))
     assert len(list(iter_open_sesame_sentences(path))) == 1  # numbered alike: one sentence
+
+
+@pytest.mark.slow
+def test_the_check_formats_script_on_the_tiny_pipeline(tiny_frames_trf, trained_fe, toy_fe_corpus, tmp_path):
+    """scripts/check_formats.py (the check-formats command): every annotate record valid;
+    the CoNLL export of --frame-parser read back scores what its docs score; the export
+    converts back to the same sentences."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import srsly
+
+    script = Path(__file__).parents[1] / "scripts" / "check_formats.py"
+    output = tmp_path / "formats.json"
+    args = [tiny_frames_trf, toy_fe_corpus / "dev.spacy", output, "--frame-parser", trained_fe]
+    done = subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = srsly.read_json(output)
+    assert report["frame_parser"] == str(trained_fe)
+    assert report["records"]["invalid_records"] == 0 and report["records"]["records"] == report["records"]["texts"]
+    conll = report["conll"]
+    assert conll["sentences_exported"] > 0 and conll["fe_os_f_read_from_conll"] == conll["fe_os_f_direct"]
+    assert conll["converted_sentences_equal"] == conll["converted_sentences"] == conll["sentences_exported"]

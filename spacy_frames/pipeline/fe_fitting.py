@@ -48,7 +48,8 @@ class FEFittingMixin:
         rows = []
         try:
             for gap in ngram_gaps:
-                self.suggester = _suggester_with_gap(settings, gap)
+                # the configured gap keeps the configured suggester (one without n-grams too)
+                self.suggester = saved[3] if gap == settings.get("ngram_gap") else _suggester_with_gap(settings, gap)
                 rows.extend(self._grid_rows(docs, examples, batch_size, gap, decodings, max_pieces, thresholds))
         finally:
             self.cfg["decoding"], self.cfg["threshold"], self.cfg["max_pieces"], self.suggester = saved
@@ -60,8 +61,9 @@ class FEFittingMixin:
         best = {**best, "criterion": criterion}
         # the choice in the component and in the pipeline's config, which config.cfg saves
         set_runtime_settings(nlp, self.name, {key: best[key] for key in ("decoding", "threshold", "max_pieces")})
-        set_config_block(nlp, self.name, "suggester", {"ngram_gap": best["ngram_gap"]})
-        self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
+        if best["ngram_gap"] != settings.get("ngram_gap"):
+            set_config_block(nlp, self.name, "suggester", {"ngram_gap": best["ngram_gap"]})
+            self.suggester = _suggester_with_gap(settings, best["ngram_gap"])
         return {"before": current, "best": best, "grid": rows, "suggester": {"ngram_gap": best["ngram_gap"]}}
 
     def _docs_before(self, nlp: Language, examples: Sequence[Example], batch_size: int) -> List[Doc]:

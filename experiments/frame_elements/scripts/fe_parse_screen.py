@@ -107,6 +107,41 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     "enumerate-prune-parse-free": {**ENUMERATE, f"{FE}.model.syntax": False, f"{FE}.suggester.subtrees": False},
 }
 
+# The product's component as a head in the same regime (configs/fe_head_shipped.cfg): as
+# shipped, without the parse (no parser in the pipeline: no subtree candidates, no syntax
+# features), and as a token tagger conditioned on the target (frame_elements_bio: every
+# token of the window tagged B-/I- per FE or outside), each tuned by the product's
+# `tune-fe-threshold`. Values: spaCy overrides, and "blocks": config blocks replaced.
+SHIPPED_CONFIG = STUDY / "configs" / "fe_head_shipped.cfg"
+HEAD_STEPS = {"training.max_steps": 600, "training.eval_frequency": 10000}
+_WITHOUT_PARSER = ["tok2vec", "tagger", "attribute_ruler", "lemmatizer", "transformer"]
+NO_PARSER = {
+    "nlp.pipeline": [*_WITHOUT_PARSER, "frame_identifier", "frame_elements"],
+    "training.frozen_components": [*_WITHOUT_PARSER, "frame_identifier"],
+    "training.annotating_components": _WITHOUT_PARSER,
+}
+TOKEN_TAGGER = {
+    "factory": "frame_elements_bio",
+    "suggester": {"@misc": "frames-lab.fe_token_suggester.v1", "window": 30},
+}
+PRODUCT_HEADS: Dict[str, Dict[str, Any]] = {
+    "shipped-head": dict(HEAD_STEPS),
+    "shipped-head-parse-free": {**HEAD_STEPS, **NO_PARSER},
+    "token-tagger": {**HEAD_STEPS, **NO_PARSER, "blocks": TOKEN_TAGGER},
+}
+
+
+def head_config(setting: str, out: Path) -> Path:
+    """The product head's config of `setting`, its blocks replaced, written under `out`."""
+    from thinc.api import Config
+
+    config = Config().from_disk(SHIPPED_CONFIG, interpolate=False)
+    config["components"]["frame_elements"].update(PRODUCT_HEADS[setting].get("blocks", {}))
+    out.mkdir(parents=True, exist_ok=True)
+    config.to_disk(out / "head.cfg")
+    return out / "head.cfg"
+
+
 app = typer.Typer(add_completion=False)
 
 
@@ -118,8 +153,8 @@ def run_cli(
     tag: str = typer.Option("", "--tag", help="Name of the frozen parser: its runs go to their own directory"),
 ):
     """Train one setting and fit it on dev; skipped when its JSON exists."""
-    if setting not in SETTINGS:
-        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    if setting not in SETTINGS and setting not in PRODUCT_HEADS:
+        raise typer.BadParameter(f"unknown setting {setting!r}; choose from {[*SETTINGS, *PRODUCT_HEADS]}")
     out_json = runs_dir(tag) / f"{setting}.json"
     if is_cached(out_json, force):
         return
@@ -128,7 +163,8 @@ def run_cli(
             raise typer.BadParameter(
                 f"{path} is missing: run `spacy project run convert-target-fes` (and the main job)"
             )
-    overrides = dict(SETTINGS[setting])
+    product = setting in PRODUCT_HEADS
+    overrides = {k: v for k, v in (PRODUCT_HEADS if product else SETTINGS)[setting].items() if k != "blocks"}
     paths = {
         "paths.train": str(CORPUS / "train.spacy"),
         "paths.dev": str(CORPUS / "dev.spacy"),
@@ -139,16 +175,18 @@ def run_cli(
     out = work_dir(tag) / setting
     start = time.time()
     if not finished_training(out):
-        timed_train(ROOT, CONFIG, out, [*setting_args({**paths, **overrides})])
+        config = head_config(setting, out) if product else CONFIG
+        timed_train(ROOT, config, out, [*setting_args({**paths, **overrides})])
     trained = time.time()
-    gap = overrides.get(f"{FE}.suggester.ngram_gap")
+    # the product's heads keep their configured candidates (the shipped gap; the tagger has none)
+    gap = 0 if setting in ("shipped-head", "shipped-head-parse-free") else overrides.get(f"{FE}.suggester.ngram_gap")
     tune_json = out / "tune_dev.json"
+    tuner = ["spacy_frames", "tune-fe-threshold"] if product else ["frames_lab.fe_research", "tune"]
     subprocess.run(
         [
             sys.executable,
             "-m",
-            "frames_lab.fe_research",
-            "tune",
+            *tuner,
             str(out / "model-last"),
             "--corpus",
             str(CORPUS / "dev.spacy"),

@@ -67,6 +67,34 @@ def test_every_screen_setting_builds_the_research_component():
                 assert pipe.cfg[leaf] == value, (name, key)
 
 
+def test_every_product_head_builds_its_component_without_a_parser(tmp_path):
+    """configs/fe_head_shipped.cfg is the shipped frame_elements block (head_lr_scale aside),
+    and each product head's config, with its overrides, builds its component; the
+    parse-free heads leave the parser out of the pipeline and of the frozen and annotating
+    components, so `spacy train` never runs it."""
+    import fe_parse_screen
+    import spacy
+
+    shipped = spacy.util.load_config(STUDY.parents[1] / "configs" / "frames_stage2_fe.cfg", interpolate=False)
+    head = spacy.util.load_config(fe_parse_screen.SHIPPED_CONFIG, interpolate=False)
+    expected = {**shipped["components"]["frame_elements"], "head_lr_scale": 1.0}
+    assert head["components"]["frame_elements"] == expected
+    for name, setting in fe_parse_screen.PRODUCT_HEADS.items():
+        path = fe_parse_screen.head_config(name, tmp_path / name)
+        overrides = {k: v for k, v in setting.items() if k != "blocks"}
+        config = spacy.util.load_config(path, overrides=overrides)
+        assert config["training"]["max_steps"] == 600, name
+        if "nlp.pipeline" in overrides:
+            assert "parser" not in config["nlp"]["pipeline"] + config["training"]["frozen_components"]
+            assert "parser" not in config["training"]["annotating_components"]
+        block = dict(config["components"]["frame_elements"])
+        factory = block.pop("factory")
+        assert factory == ("frame_elements_bio" if name == "token-tagger" else "frame_elements"), name
+        block.pop("model")  # its listener needs the sourced transformer
+        pipe = spacy.blank("en").add_pipe(factory, name="frame_elements", config=block)
+        assert pipe.cfg["head_lr_scale"] == 1.0
+
+
 @pytest.mark.slow
 def test_suggester_recall_counts_the_fes_on_their_target(tmp_path):
     import fe_suggester_recall
