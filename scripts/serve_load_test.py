@@ -18,6 +18,9 @@ def main(
     clients: int = typer.Option(8, "--clients", help="Concurrent clients"),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds the clients may take in all"),
     batch_size: int = typer.Option(32, "--batch-size"),
+    in_process: bool = typer.Option(
+        False, "--in-process", help="Serve in a thread of this process, not `spacy-frames serve`"
+    ),
     batch_wait_ms: float = typer.Option(
         None, "--batch-wait-ms", help="The server's wait for more requests (default: serve's)"
     ),
@@ -32,6 +35,7 @@ def main(
         timeout_s=timeout,
         batch_size=batch_size,
         batch_wait_s=BATCH_WAIT_S if batch_wait_ms is None else batch_wait_ms / 1000,
+        in_process=in_process,
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf8")
@@ -39,7 +43,8 @@ def main(
     typer.echo(
         f"{serve['succeeded']}/{serve['requests']} requests from {serve['clients']} clients: "
         f"{serve['mean_batch_texts']} texts per batch, p50 {serve['latency_p50_s']} s, p95 {serve['latency_p95_s']} s, {serve['words_per_second']} words/s "
-        f"(annotate: {annotate['words_per_second']} words/s); refusals {'ok' if report['refusals']['ok'] else 'FAILED'}"
+        f"(annotate: {annotate['words_per_second']} words/s, "
+        f"{report['annotate_batches_of_clients']['words_per_second']} in batches of {serve['clients']}); refusals {'ok' if report['refusals']['ok'] else 'FAILED'}"
     )
     if not report["ok"]:
         sys.exit(f"✘ the load test failed: see {output}")

@@ -199,6 +199,15 @@ def test_the_load_test_script_on_a_few_requests(tiny_frames_trf, tmp_path):
     report = srsly.read_json(output)
     assert report["ok"] and report["serve"]["succeeded"] == 16 and report["serve"]["clients"] == 4
     assert sum(int(n) * k for n, k in report["serve"]["batch_texts"].items()) == 16
+    assert (
+        report["server"].startswith("spacy-frames serve") and report["annotate_batches_of_clients"]["batch_size"] == 4
+    )
+    from spacy_frames.tools.serve_load import load_test, read_sentences
+
+    threaded = load_test(
+        str(tiny_frames_trf), read_sentences(FN17_CONLL, limit=4), n_requests=4, n_clients=2, in_process=True
+    )
+    assert threaded["ok"] and threaded["server"].startswith("in this process") and threaded["serve"]["batches"] >= 2
     assert report["serve"]["latency_p50_s"] <= report["serve"]["latency_p95_s"]
     assert report["annotate"]["words"] == report["serve"]["words"] and report["annotate"]["words_per_second"] > 0
     assert {case["status"] for case in report["refusals"]["cases"]} == {400, 413, 422}

@@ -1,24 +1,30 @@
 """Load test and screenshot of `spacy-frames serve` (the serve-load-test and serve-page
 project commands: scripts/serve_load_test.py, scripts/serve_page.py).
 
-`load_test` loads a pipeline, serves it on loopback (a free port) in this process, sends
-`n_requests` one-text requests from `n_clients` concurrent clients (each its own
-keep-alive connection), all within `timeout_s`, and reports p50/p95 latency and words/s;
-then checks that oversized and malformed requests get their 4xx and that the server still
-answers after them; then, with the server stopped, times `spacy-frames annotate`
-(`annotate_corpus`, one process) on the same texts with the same pipeline. Words are
-whitespace-separated tokens (the FrameNet sentences are tokenised, space-joined).
+`load_test` serves a pipeline on loopback (a free port) with `spacy-frames serve` in a
+process of its own, as a user runs it (`in_process`: in a thread of this one instead),
+sends `n_requests` one-text requests from `n_clients` concurrent clients (threads of this
+process, each its own keep-alive connection), all within `timeout_s`, and reports p50/p95
+latency, words/s and the batches the server's worker ran; then checks that oversized and
+malformed requests get their 4xx and that the server still answers after them; then, with
+the server stopped, times `spacy-frames annotate` (`annotate_corpus`, one process) on the
+same texts with the same pipeline, at the batch size and at one batch per round of the
+clients (`n_clients` texts: the most a round of one-text requests can give the server).
+Words are whitespace-separated tokens (the FrameNet sentences are tokenised, space-joined).
 """
 
 import http.client
 import json
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 from urllib.parse import quote, urlsplit
 
 from .server import BATCH_WAIT_S, BackgroundServer, ServeLimits, create_app
@@ -167,6 +173,65 @@ def annotate_words_per_second(nlp, texts: List[str], batch_size: int) -> Dict:
     }
 
 
+def worker_stats(url: str) -> Dict:
+    """The server's worker batches (GET /health)."""
+    conn = connect(url)
+    try:
+        conn.request("GET", "/health")
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def serving(
+    model: str, limits: ServeLimits, batch_size: int, batch_wait_s: float, in_process: bool, timeout: float = 300.0
+) -> Iterator[str]:
+    """The URL of `model` served on loopback: by `spacy-frames serve` in its own process,
+    or (`in_process`) by uvicorn in a thread of this one; stopped on exit."""
+    if in_process:
+        from .model_check import load_pipeline
+
+        app = create_app(load_pipeline(model), model, limits, batch_size=batch_size, batch_wait_s=batch_wait_s)
+        with BackgroundServer(app) as server:
+            yield server.url
+        return
+    port = free_port()
+    command = [sys.executable, "-m", "spacy_frames", "serve", str(model), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--batch-size", str(batch_size), "--batch-wait-ms", str(batch_wait_s * 1000)]
+    command += ["--max-body-bytes", str(limits.max_body_bytes), "--max-texts", str(limits.max_texts)]
+    command += ["--max-chars", str(limits.max_chars)]
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + timeout
+            while True:
+                try:
+                    if worker_stats(url).get("status") == "ok":
+                        break
+                except (OSError, http.client.HTTPException, ValueError):
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(
+                        f"spacy-frames serve did not start: {log.read()[-2000:].decode(errors='replace')}"
+                    )
+                time.sleep(0.2)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 def load_test(
     model: str,
     sentences: List[str],
@@ -176,6 +241,7 @@ def load_test(
     batch_size: int = 32,
     limits: Optional[ServeLimits] = None,
     batch_wait_s: float = BATCH_WAIT_S,
+    in_process: bool = False,
 ) -> Dict:
     """The report of the module docstring; `ok` is False on any failure."""
     from ..extensions import install_extensions
@@ -185,17 +251,15 @@ def load_test(
         raise ValueError("No sentences to send")
     install_extensions()
     limits = limits or ServeLimits()
-    nlp = load_pipeline(model)
     texts = [sentences[i % len(sentences)] for i in range(n_requests)]
-    app = create_app(nlp, model, limits, batch_size=batch_size, batch_wait_s=batch_wait_s)
-    with BackgroundServer(app) as server:
-        warm = connect(server.url)
+    with serving(model, limits, batch_size, batch_wait_s, in_process) as url:
+        warm = connect(url)
         post(warm, "/parse", b'{"text": "Warm up ."}')
         warm.close()
-        before = app.state.worker.stats()["batch_texts"]
-        served = run_clients(server.url, texts, n_clients, timeout_s)
-        after = app.state.worker.stats()["batch_texts"]
-        refusals = check_refusals(server.url, limits)
+        before = worker_stats(url)["batch_texts"]
+        served = run_clients(url, texts, n_clients, timeout_s)
+        after = worker_stats(url)["batch_texts"]
+        refusals = check_refusals(url, limits)
     # the worker's batches during the clients' requests (texts per batch -> batches)
     batches = {n: k - before.get(n, 0) for n, k in after.items() if k > before.get(n, 0)}
     n_batches = sum(batches.values())
@@ -204,7 +268,9 @@ def load_test(
         round(sum(int(n) * k for n, k in batches.items()) / n_batches, 2) if n_batches else None
     )
     served["batch_texts"] = batches
+    nlp = load_pipeline(model)
     annotate = annotate_words_per_second(nlp, texts, batch_size)
+    annotate_rounds = annotate_words_per_second(nlp, texts, n_clients)
     ratio = served["words_per_second"] / annotate["words_per_second"] if served["words_per_second"] else None
     return {
         "model": model,
@@ -215,7 +281,9 @@ def load_test(
         "limits": limits.__dict__,
         "distinct_sentences": len(set(texts)),
         "serve": served,
+        "server": "in this process (a thread)" if in_process else "spacy-frames serve (its own process)",
         "annotate": annotate,
+        "annotate_batches_of_clients": {**annotate_rounds, "batch_size": n_clients},
         "serve_over_annotate_words_per_second": _round(ratio, 3),
         "refusals": refusals,
         "ok": served["failed"] == 0 and served["succeeded"] == n_requests and refusals["ok"],
