@@ -17,7 +17,8 @@ Built from the product's component and model (`spacy_frames.pipeline.frame_eleme
   valid set (no overlap, pieces per FE, FrameNet's Excludes).
 """
 
-from typing import Callable, Dict, Iterable, List, Optional
+import inspect
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import numpy
 from spacy.language import Language
@@ -28,8 +29,8 @@ from thinc.api import Model, Ops
 from thinc.types import Ragged
 
 from spacy_frames.corpora.framenet_elements import bio_spans
-from spacy_frames.extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, fe_target_id, make_fe_span
-from spacy_frames.pipeline.frame_elements import DEFAULT_FRAME_ELEMENTS_MODEL, FrameElements
+from spacy_frames.extensions import FRAMES_KEY, fe_target_id, make_fe_span
+from spacy_frames.pipeline.frame_elements import FrameElements, make_frame_elements
 from spacy_frames.pipeline.span_decoding import decode
 from spacy_frames.suggesters import to_ragged
 from spacy_frames.suggesters.frame_elements import DocArrays
@@ -64,63 +65,24 @@ def build_fe_token_suggester(window: int = 30) -> Callable[..., Ragged]:
     return suggest
 
 
-@Language.factory(
+def make_frame_elements_bio(nlp: Language, name: str, model: Model, **settings: Any) -> "FrameElementsBIO":
+    """The product's factory settings (its signature, below); `suggester`:
+    frames-lab.fe_token_suggester.v1."""
+    return FrameElementsBIO(nlp.vocab, model, name, **settings)
+
+
+# spaCy validates a factory's config against its signature: the product's
+make_frame_elements_bio.__signature__ = inspect.signature(make_frame_elements)
+Language.factory(
     "frame_elements_bio",
     assigns=["doc.spans", "span._.frame_elements"],
     requires=["doc.spans"],
     default_config={
-        "model": DEFAULT_FRAME_ELEMENTS_MODEL,
-        "spans_key": FRAMES_KEY,
-        "fe_key": FE_KEY,
-        "targets_key": TARGETS_KEY,
-        "inventory_component": "frame_identifier",
-        "decoding": "exact",
-        "use_excludes": True,
-        "max_pieces": 1,
-        "threshold": 0.0,
-        "head_lr_scale": 30.0,
-        "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
+        **Language.get_factory_meta("frame_elements").default_config,
         "suggester": {"@misc": "frames-lab.fe_token_suggester.v1", "window": 30},
-        "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
     },
-    default_score_weights={"fe_os_f": 1.0, "fe_f": 0.0, "fe_p": 0.0, "fe_r": 0.0},
-)
-def make_frame_elements_bio(
-    nlp: Language,
-    name: str,
-    model: Model,
-    *,
-    spans_key: str,
-    fe_key: str,
-    targets_key: str,
-    inventory_component: str,
-    decoding: str,
-    use_excludes: bool,
-    max_pieces: int,
-    threshold: float,
-    head_lr_scale: float,
-    loss: Callable,
-    suggester: Callable,
-    scorer: Optional[Callable],
-) -> "FrameElementsBIO":
-    """The product's frame_elements settings; `suggester`: frames-lab.fe_token_suggester.v1."""
-    return FrameElementsBIO(
-        nlp.vocab,
-        model,
-        name,
-        spans_key=spans_key,
-        fe_key=fe_key,
-        targets_key=targets_key,
-        inventory_component=inventory_component,
-        decoding=decoding,
-        use_excludes=use_excludes,
-        max_pieces=max_pieces,
-        threshold=threshold,
-        head_lr_scale=head_lr_scale,
-        loss=loss,
-        suggester=suggester,
-        scorer=scorer,
-    )
+    default_score_weights=Language.get_factory_meta("frame_elements").default_score_weights,
+)(make_frame_elements_bio)
 
 
 class FrameElementsBIO(FrameElements):
