@@ -7,7 +7,7 @@ import typer
 from ._util import Arg, Opt, _fail, app
 
 # tools/server.py's BATCH_WAIT_S, in milliseconds (the server's modules load lazily)
-BATCH_WAIT_MS = 0.0
+BATCH_WAIT_MS = 10.0
 
 
 @app.command("serve")

@@ -40,7 +40,7 @@ from ..extensions import install_extensions
 from .records import doc_to_record
 
 # how long the worker waits for more requests after the first (see the module docstring)
-BATCH_WAIT_S = 0.0
+BATCH_WAIT_S = 0.01
 
 
 @dataclass
