@@ -95,6 +95,24 @@ def test_documents_reader_joins_each_documents_sentences(tmp_path):
         list(reader(str(tmp_path / "missing.spacy"))(nlp))
 
 
+def test_a_sentence_without_tags_joins_its_document_with_its_tags_missing(tmp_path):
+    """FrameNet leaves some full-text sentences without a PENN layer: they still give the
+    senter their boundaries, and the tagger's loss skips their tokens."""
+    nlp = spacy.blank("en")
+    sentences = [SENTENCES[0], ("a.xml", "No tags here", None), SENTENCES[2]]
+    path = framenet_docbin(tmp_path / "train.spacy", nlp.vocab, sentences)
+    reader = registry.readers.get("spacy-frames.FrameNetDocuments.v1")
+    (example,) = list(reader(str(path), max_sentences=10)(nlp))
+    assert [t.tag_ for t in example.reference] == "DT NN VBD .".split() + [""] * 3 + "PRP VBD .".split()
+    assert len(list(example.reference.sents)) == 3
+    tagger = nlp.add_pipe("tagger")
+    nlp.initialize(lambda: [example])
+    assert "" not in tagger.labels
+    scores = tagger.model.predict([example.predicted])
+    _, d_scores = tagger.get_loss([example], scores)
+    assert not d_scores[0][4:7].any() and d_scores[0][:4].any()
+
+
 def test_documents_reader_adds_tagged_exemplars_only(tmp_path):
     nlp = spacy.blank("en")
     train = framenet_docbin(tmp_path / "train.spacy", nlp.vocab, SENTENCES[:1])

@@ -247,7 +247,7 @@ def joined_sentences(vocab, sentences: List[Doc]) -> Doc:
     for sentence in sentences:
         words += [t.text for t in sentence]
         spaces += [bool(t.whitespace_) for t in sentence[:-1]] + [True]
-        tags += [t.tag_ or None for t in sentence]
+        tags += [t.tag_ for t in sentence]  # "" where FrameNet has none: spaCy's tagger skips it
         starts += [True] + [False] * (len(sentence) - 1)
     if spaces:
         spaces[-1] = False
