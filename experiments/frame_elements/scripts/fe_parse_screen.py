@@ -108,35 +108,41 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
 }
 
 # The product's component as a head in the same regime (configs/fe_head_shipped.cfg): as
-# shipped, without the parse (no parser in the pipeline: no subtree candidates, no syntax
-# features), and as a token tagger conditioned on the target (frame_elements_bio: every
-# token of the window tagged B-/I- per FE or outside), each tuned by the product's
-# `tune-fe-threshold`. Values: spaCy overrides, and "blocks": config blocks replaced.
+# shipped, without the parse (the parser left out of the pipeline: no subtree candidates,
+# no syntax features), and as a token tagger conditioned on the target (frame_elements_bio:
+# every token of the window tagged B-/I- per FE or outside), each tuned by the product's
+# `tune-fe-threshold`. Keys: spaCy overrides; "blocks": frame_elements' config blocks
+# replaced; "parser": False leaves the parser out.
 SHIPPED_CONFIG = STUDY / "configs" / "fe_head_shipped.cfg"
 HEAD_STEPS = {"training.max_steps": 600, "training.eval_frequency": 10000}
-_WITHOUT_PARSER = ["tok2vec", "tagger", "attribute_ruler", "lemmatizer", "transformer"]
-NO_PARSER = {
-    "nlp.pipeline": [*_WITHOUT_PARSER, "frame_identifier", "frame_elements"],
-    "training.frozen_components": [*_WITHOUT_PARSER, "frame_identifier"],
-    "training.annotating_components": _WITHOUT_PARSER,
-}
 TOKEN_TAGGER = {
     "factory": "frame_elements_bio",
     "suggester": {"@misc": "frames-lab.fe_token_suggester.v1", "window": 30},
 }
 PRODUCT_HEADS: Dict[str, Dict[str, Any]] = {
     "shipped-head": dict(HEAD_STEPS),
-    "shipped-head-parse-free": {**HEAD_STEPS, **NO_PARSER},
-    "token-tagger": {**HEAD_STEPS, **NO_PARSER, "blocks": TOKEN_TAGGER},
+    "shipped-head-parse-free": {**HEAD_STEPS, "parser": False},
+    "token-tagger": {**HEAD_STEPS, "parser": False, "blocks": TOKEN_TAGGER},
 }
+HEAD_KEYS = ("blocks", "parser")  # what head_config applies, not spaCy overrides
 
 
 def head_config(setting: str, out: Path) -> Path:
-    """The product head's config of `setting`, its blocks replaced, written under `out`."""
+    """The product head's config of `setting` (blocks replaced, the parser left out when
+    asked: spaCy would resume a sourced component that is not frozen), written under `out`."""
     from thinc.api import Config
 
+    head = PRODUCT_HEADS[setting]
     config = Config().from_disk(SHIPPED_CONFIG, interpolate=False)
-    config["components"]["frame_elements"].update(PRODUCT_HEADS[setting].get("blocks", {}))
+    config["components"]["frame_elements"].update(head.get("blocks", {}))
+    if not head.get("parser", True):
+        del config["components"]["parser"]
+        for section, key in (
+            ("nlp", "pipeline"),
+            ("training", "frozen_components"),
+            ("training", "annotating_components"),
+        ):
+            config[section][key] = [name for name in config[section][key] if name != "parser"]
     out.mkdir(parents=True, exist_ok=True)
     config.to_disk(out / "head.cfg")
     return out / "head.cfg"
@@ -164,7 +170,7 @@ def run_cli(
                 f"{path} is missing: run `spacy project run convert-target-fes` (and the main job)"
             )
     product = setting in PRODUCT_HEADS
-    overrides = {k: v for k, v in (PRODUCT_HEADS if product else SETTINGS)[setting].items() if k != "blocks"}
+    overrides = {k: v for k, v in (PRODUCT_HEADS if product else SETTINGS)[setting].items() if k not in HEAD_KEYS}
     paths = {
         "paths.train": str(CORPUS / "train.spacy"),
         "paths.dev": str(CORPUS / "dev.spacy"),
