@@ -5,8 +5,9 @@
 
 1. `annotate` of every test text (raw text, the whole pipeline) to JSONL: every record is
    checked against the shipped JSON Schema (spacy_frames/schemas/record.v1.schema.json).
-2. The CoNLL export: frame_elements of `--frame-parser` (default: the model; the frame
-   parser `evaluate-frame-elements` scores, for its number) on the gold frames, written with `annotate`'s CoNLL writer, read back with the reader of
+2. The CoNLL export: frame_elements of `--frame-parser` (default: the model; give the
+   pipeline `evaluate-frame-elements` scores to compare with its number) on the gold
+   frames, written with `annotate`'s CoNLL writer, read back with the reader of
    open-sesame's files and scored with open-sesame's measure; beside it the measure of the
    docs themselves (what `evaluate-frame-elements` prints as fn15_test fe_os_f). The file
    holds tokens, not the text's spacing, so the read-back FEs are put on the exported

@@ -4,10 +4,8 @@ from typing import List
 
 import typer
 
+from ..tools.server import BATCH_WAIT_S  # FastAPI and uvicorn load only when serving
 from ._util import Arg, Opt, _fail, app
-
-# tools/server.py's BATCH_WAIT_S, in milliseconds (the server's modules load lazily)
-BATCH_WAIT_MS = 10.0
 
 
 @app.command("serve")
@@ -18,7 +16,7 @@ def serve_cli(
     port: int = Opt(8080, "--port"),
     batch_size: int = Opt(32, "--batch-size", help="Texts per nlp.pipe batch (concurrent requests share batches)"),
     batch_wait_ms: float = Opt(
-        BATCH_WAIT_MS, "--batch-wait-ms", help="After a request, wait this long for more to batch with it"
+        BATCH_WAIT_S * 1000, "--batch-wait-ms", help="After a request, wait this long for more to batch with it"
     ),
     max_body_bytes: int = Opt(1_000_000, "--max-body-bytes", help="Largest request body (413 over it)"),
     max_texts: int = Opt(64, "--max-texts", help="Most texts in one request (413 over it)"),

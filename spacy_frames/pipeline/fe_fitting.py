@@ -49,7 +49,8 @@ class FEFittingMixin:
         try:
             for gap in ngram_gaps:
                 # the configured gap keeps the configured suggester (one without n-grams too)
-                self.suggester = saved[3] if gap == settings.get("ngram_gap") else _suggester_with_gap(settings, gap)
+                configured = gap == settings.get("ngram_gap")
+                self.suggester = saved[3] if configured else _suggester_with_gap(settings, gap)
                 rows.extend(self._grid_rows(docs, examples, batch_size, gap, decodings, max_pieces, thresholds))
         finally:
             self.cfg["decoding"], self.cfg["threshold"], self.cfg["max_pieces"], self.suggester = saved

@@ -100,7 +100,7 @@ class FETableMixin:
         """Append the FE names the table lacks, each with a random vector (sorted, so the
         table does not depend on the inventory's order)."""
         known = set(self.fe_names)
-        new = sorted(set(names) - known)
+        new = sorted(set(self._table_names(names)) - known)
         if not new:
             return
         layer = self._option_layer
@@ -110,6 +110,11 @@ class FETableMixin:
         fresh = rng.normal(0, 1 / numpy.sqrt(width), (len(new), width))
         set_fe_vectors(layer, numpy.concatenate([current, fresh]).astype("float32"))
         self.fe_names = [*self.fe_names, *new]
+
+    @staticmethod
+    def _table_names(fe_names: Iterable[str]) -> List[str]:
+        """The FE table's names for these FE names: one row each."""
+        return list(fe_names)
 
     @staticmethod
     def _inventory_fe_names(inventory: FrameInventory) -> List[str]:
@@ -128,7 +133,7 @@ class FETableMixin:
         row_of = {fe: row for row, fe in enumerate(self.fe_names, start=1)}
         options: Dict[str, List[int]] = {}
         for frame in inventory.names:
-            rows = [row_of[fe] for fe in inventory.fe_names(frame) if fe in row_of]
+            rows = [row_of[name] for name in self._table_names(inventory.fe_names(frame)) if name in row_of]
             if rows:
                 options[frame] = rows
         if inventory is not self._indexed:

@@ -70,7 +70,7 @@ class _Job:
 class ParseWorker:
     """The one thread that calls the pipeline (see the module docstring)."""
 
-    def __init__(self, nlp: Language, batch_size: int = 32, batch_wait_s: float = 0.0):
+    def __init__(self, nlp: Language, batch_size: int = 32, batch_wait_s: float = BATCH_WAIT_S):
         if batch_wait_s < 0:
             raise ValueError(f"batch_wait_s must be >= 0, got {batch_wait_s}")
         self.nlp, self.batch_size, self.batch_wait_s = nlp, max(1, batch_size), batch_wait_s

@@ -89,24 +89,9 @@ class FrameElementsBIO(FrameElements):
     """frame_elements tagging the tokens of each target's window (the module docstring)."""
 
     # -- the table: a B- and an I- vector per FE name ------------------------------------
-    def _extend_table(self, names: Iterable[str]) -> None:
-        super()._extend_table(f"{tag}-{name}" for name in names for tag in TAGS if name[:2] not in ("B-", "I-"))
-
-    @property
-    def _frame_options(self) -> Dict[str, List[int]]:
-        inventory = self.inventory
-        if self._options is not None and inventory is self._indexed:
-            return self._options
-        row_of = {fe: row for row, fe in enumerate(self.fe_names, start=1)}
-        options = {}
-        for frame in inventory.names:
-            rows = [row_of[f"{tag}-{fe}"] for fe in inventory.fe_names(frame) for tag in TAGS if f"B-{fe}" in row_of]
-            if rows:
-                options[frame] = rows
-        if inventory is not self._indexed:
-            self._excludes = {}
-        self._options, self._indexed = options, inventory
-        return options
+    @staticmethod
+    def _table_names(fe_names: Iterable[str]) -> List[str]:
+        return [f"{tag}-{name}" for name in fe_names for tag in TAGS]
 
     # -- gold: each token's tag for its target ---------------------------------------------
     def _gold_columns(self, examples: List[Example], targets, candidates) -> numpy.ndarray:
