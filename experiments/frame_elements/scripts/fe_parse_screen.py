@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import srsly
 import typer
@@ -296,10 +296,12 @@ def summarize(runs: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
 
 @app.command("report")
 def report_cli(
-    output: Path = typer.Option(STUDY / "metrics" / "frame_elements" / "parse_screen.json", "--output"),
+    output: Optional[Path] = typer.Option(None, "--output", help="Default: parse_screen[@TAG].json"),
     tag: str = typer.Option("", "--tag", help="The runs on this frozen parser"),
 ):
     """Every run on one frozen parser in one table (FN1.5 dev, gold frames)."""
+    if output is None:  # one file per frozen parser: a tagged report never overwrites another's
+        output = RUNS.parent.parent / (f"parse_screen@{tag}.json" if tag else "parse_screen.json")
     report(runs_dir(tag), output, summarize, hint="run some first: python scripts/fe_parse_screen.py run baseline")
 
 

@@ -72,3 +72,34 @@ def test_heads_round_trip_and_pipe_equals_call(trained_heads, tmp_path):
     again = spacy.load(tmp_path / "copy")
     assert [[(t.tag_, t.pos_, t.lemma_, t.is_sent_start) for t in again(text)] for text in texts] == view
     assert again.pipe_names == ["transformer", "tagger", "senter", "attribute_ruler", "lemmatizer"]
+
+
+def test_the_sentencizer_in_the_senters_place_splits_without_a_trailing_period(transformer_dir, tmp_path):
+    """train-tagger-head's pipeline: the same config with the rule-based sentencizer."""
+    pipeline = ["transformer", "tagger", "sentencizer", "attribute_ruler", "lemmatizer"]
+    corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
+    overrides = {
+        "paths.transformer": str(transformer_dir),
+        "paths.train": str(corpus),
+        "paths.dev": str(corpus),
+        "paths.exemplars": None,
+        "variables.max_exemplars": 0,
+        "nlp.pipeline": pipeline,
+    }
+    config = spacy.util.load_config(CONFIG, overrides=overrides, interpolate=True)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.initialize(lambda: spacy.util.registry.resolve(config["corpora"])["train"](nlp))
+    assert nlp.pipe_names == pipeline
+    doc = nlp("Rain fell . She has been working ! Is it late ? We laughed")
+    assert [s.text for s in doc.sents] == ["Rain fell .", "She has been working !", "Is it late ?", "We laughed"]
+
+
+def test_sentence_starts_that_no_punctuation_marks_are_counted():
+    from evaluate_sentences import starts_after_no_punct
+    from spacy.training import Example
+
+    vocab = spacy.blank("en").vocab
+    words = "Headline Here The dog barked . It ran".split()
+    starts = [True, False, True, False, False, False, True, False]
+    reference = Doc(vocab, words=words, sent_starts=starts)
+    assert starts_after_no_punct([Example(Doc(vocab, words=words), reference)]) == 1
