@@ -103,3 +103,27 @@ def test_sentence_starts_that_no_punctuation_marks_are_counted():
     starts = [True, False, True, False, False, False, True, False]
     reference = Doc(vocab, words=words, sent_starts=starts)
     assert starts_after_no_punct([Example(Doc(vocab, words=words), reference)]) == 1
+
+
+def test_the_window_head_config_listens_through_a_window_layer(transformer_dir, tmp_path):
+    """train-tagger-window's config: the listener, then a maxout window, then the tagger."""
+    from window_head_config import PIPELINE
+    from window_head_config import main as window_config
+
+    window_config(CONFIG, tmp_path / "window.cfg", width=64)
+    corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
+    overrides = {
+        "paths.transformer": str(transformer_dir),
+        "paths.train": str(corpus),
+        "paths.dev": str(corpus),
+        "paths.exemplars": None,
+        "variables.max_exemplars": 0,
+    }
+    config = spacy.util.load_config(tmp_path / "window.cfg", overrides=overrides, interpolate=True)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.initialize(lambda: spacy.util.registry.resolve(config["corpora"])["train"](nlp))
+    assert nlp.pipe_names == PIPELINE
+    names = [node.name for node in nlp.get_pipe("tagger").model.walk()]
+    assert "transformer-listener" in names and any("maxout" in name for name in names)
+    doc = nlp("The dog barked . We laughed")
+    assert all(t.tag_ for t in doc) and [s.text for s in doc.sents] == ["The dog barked .", "We laughed"]
