@@ -81,19 +81,14 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
         },
         "ngram_gaps": ["none"],
     },
-    # the same without the dependency parse: no subtree candidates, no syntax features
-    "enumerate-prune-parse-free-steps1800": {
-        "full_text_repeats": 3,
-        "discourse_epochs": 0,
-        "max_steps": 1800,
-        "overrides": {
-            "components.frame_elements.suggester.max_ngram": 20,
-            "components.frame_elements.suggester.ngram_gap": None,
-            "components.frame_elements.suggester.subtrees": False,
-            "components.frame_elements.model.prune_k": 40,
-            "components.frame_elements.model.syntax": False,
-        },
-        "ngram_gaps": ["none"],
+}
+# the same without the dependency parse: no subtree candidates, no syntax features
+SETTINGS["enumerate-prune-parse-free-steps1800"] = {
+    **SETTINGS["enumerate-prune-steps1800"],
+    "overrides": {
+        **SETTINGS["enumerate-prune-steps1800"]["overrides"],
+        "components.frame_elements.suggester.subtrees": False,
+        "components.frame_elements.model.syntax": False,
     },
 }
 FRAME_SCORES = ("frame_overall", "frame_acc", "frame_r1", "fe_os_f", "fe_f")

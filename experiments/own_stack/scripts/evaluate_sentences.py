@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Dict, List
 
 import spacy
-import srsly
 import typer
-from evaluate_stack import SM_MODEL, document_examples, words_per_second
+from evaluate_stack import SM_MODEL, document_examples, words_per_second, write_result
 from spacy.language import Language
 from spacy.training import Example
 
@@ -62,9 +61,7 @@ def main(output: Path = typer.Option(..., "--output", "-o"), corpora: Path = typ
         }
     texts = [eg.reference.text for eg in document_examples(sentencizer, corpora / "test.spacy")]
     result["sentencizer_words_per_second"] = words_per_second(sentencizer, texts)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(output, result)
-    typer.echo(srsly.json_dumps(result, indent=2))
+    write_result(output, result)
 
 
 if __name__ == "__main__":

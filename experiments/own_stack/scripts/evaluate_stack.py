@@ -89,6 +89,10 @@ def main(
         result[name]["words_per_second"] = words_per_second(nlp, texts)
     with ours.select_pipes(enable=["transformer"]):
         result["transformer_alone_words_per_second"] = words_per_second(ours, texts)
+    write_result(output, result)
+
+
+def write_result(output: Path, result: Dict) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, result)
     typer.echo(srsly.json_dumps(result, indent=2))

@@ -30,6 +30,25 @@ def write_documents(path: Path, vocab) -> Path:
     return path
 
 
+def toy_overrides(transformer_dir: Path, corpus: Path) -> dict:
+    """The study config on the tiny transformer and the toy documents (train and dev)."""
+    return {
+        "paths.transformer": str(transformer_dir),
+        "paths.train": str(corpus),
+        "paths.dev": str(corpus),
+        "paths.exemplars": None,
+        "variables.max_exemplars": 0,
+    }
+
+
+def initialized(config_path: Path, overrides: dict):
+    """The pipeline of a study config, initialized on its training corpus (not trained)."""
+    config = spacy.util.load_config(config_path, overrides=overrides, interpolate=True)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.initialize(lambda: spacy.util.registry.resolve(config["corpora"])["train"](nlp))
+    return nlp
+
+
 @pytest.fixture(scope="module")
 def trained_heads(transformer_dir, tmp_path_factory):
     from spacy.cli.train import train
@@ -37,11 +56,7 @@ def trained_heads(transformer_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("own_stack")
     corpus = write_documents(out / "train.spacy", spacy.blank("en").vocab)
     overrides = {
-        "paths.transformer": str(transformer_dir),
-        "paths.train": str(corpus),
-        "paths.dev": str(corpus),
-        "paths.exemplars": None,
-        "variables.max_exemplars": 0,
+        **toy_overrides(transformer_dir, corpus),
         "training.max_steps": 120,
         "training.eval_frequency": 40,
         "training.optimizer.learn_rate.warmup_steps": 5,
@@ -78,17 +93,7 @@ def test_the_sentencizer_in_the_senters_place_splits_without_a_trailing_period(t
     """train-tagger-head's pipeline: the same config with the rule-based sentencizer."""
     pipeline = ["transformer", "tagger", "sentencizer", "attribute_ruler", "lemmatizer"]
     corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
-    overrides = {
-        "paths.transformer": str(transformer_dir),
-        "paths.train": str(corpus),
-        "paths.dev": str(corpus),
-        "paths.exemplars": None,
-        "variables.max_exemplars": 0,
-        "nlp.pipeline": pipeline,
-    }
-    config = spacy.util.load_config(CONFIG, overrides=overrides, interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    nlp.initialize(lambda: spacy.util.registry.resolve(config["corpora"])["train"](nlp))
+    nlp = initialized(CONFIG, {**toy_overrides(transformer_dir, corpus), "nlp.pipeline": pipeline})
     assert nlp.pipe_names == pipeline
     doc = nlp("Rain fell . She has been working ! Is it late ? We laughed")
     assert [s.text for s in doc.sents] == ["Rain fell .", "She has been working !", "Is it late ?", "We laughed"]
@@ -112,16 +117,7 @@ def test_the_window_head_config_listens_through_a_window_layer(transformer_dir, 
 
     window_config(CONFIG, tmp_path / "window.cfg", width=64)
     corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
-    overrides = {
-        "paths.transformer": str(transformer_dir),
-        "paths.train": str(corpus),
-        "paths.dev": str(corpus),
-        "paths.exemplars": None,
-        "variables.max_exemplars": 0,
-    }
-    config = spacy.util.load_config(tmp_path / "window.cfg", overrides=overrides, interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    nlp.initialize(lambda: spacy.util.registry.resolve(config["corpora"])["train"](nlp))
+    nlp = initialized(tmp_path / "window.cfg", toy_overrides(transformer_dir, corpus))
     assert nlp.pipe_names == PIPELINE
     names = [node.name for node in nlp.get_pipe("tagger").model.walk()]
     assert "transformer-listener" in names and any("maxout" in name for name in names)
