@@ -110,16 +110,18 @@ def test_sentence_starts_that_no_punctuation_marks_are_counted():
     assert starts_after_no_punct([Example(Doc(vocab, words=words), reference)]) == 1
 
 
-def test_the_window_head_config_listens_through_a_window_layer(transformer_dir, tmp_path):
-    """train-tagger-window's config: the listener, then a maxout window, then the tagger."""
+@pytest.mark.parametrize("project_to", [0, 16])
+def test_the_window_head_config_listens_through_a_window_layer(transformer_dir, tmp_path, project_to):
+    """train-tagger-window's config: the listener, (a projection,) a maxout window, the tagger."""
     from window_head_config import PIPELINE
     from window_head_config import main as window_config
 
-    window_config(CONFIG, tmp_path / "window.cfg", width=64)
+    window_config(CONFIG, tmp_path / "window.cfg", width=64, project_to=project_to)
     corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
     nlp = initialized(tmp_path / "window.cfg", toy_overrides(transformer_dir, corpus))
     assert nlp.pipe_names == PIPELINE
     names = [node.name for node in nlp.get_pipe("tagger").model.walk()]
     assert "transformer-listener" in names and any("maxout" in name for name in names)
+    assert ("linear" in names) == bool(project_to)
     doc = nlp("The dog barked . We laughed")
     assert all(t.tag_ for t in doc) and [s.text for s in doc.sents] == ["The dog barked .", "We laughed"]
