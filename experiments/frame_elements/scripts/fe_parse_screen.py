@@ -105,6 +105,14 @@ SETTINGS: Dict[str, Dict[str, Any]] = {
     "target-no-subtrees": {**TARGET, f"{FE}.suggester.subtrees": False},
     "target-parse-free": {**TARGET, f"{FE}.model.syntax": False, f"{FE}.suggester.subtrees": False},
     "enumerate-prune-parse-free": {**ENUMERATE, f"{FE}.model.syntax": False, f"{FE}.suggester.subtrees": False},
+    # the coarse POS of the span's edges and neighbours in the syntax features' place
+    "target-no-syntax-pos": {**TARGET, f"{FE}.model.syntax": False, f"{FE}.model.pos": True},
+    "enumerate-prune-parse-free-pos": {
+        **ENUMERATE,
+        f"{FE}.model.syntax": False,
+        f"{FE}.suggester.subtrees": False,
+        f"{FE}.model.pos": True,
+    },
 }
 
 # The product's component as a head in the same regime (configs/fe_head_shipped.cfg): as

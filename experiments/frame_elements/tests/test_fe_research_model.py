@@ -137,6 +137,7 @@ def test_fe_vectors_get_a_gradient_where_the_batch_names_them_and_none_elsewhere
         {"prune_k": 2, "token_width": 6},
         {"prune_k": 3, "token_width": 6, "on_target": True},
         {"prune_k": 2, "token_width": 6, "endpoints": False, "syntax": False},
+        {"prune_k": 2, "token_width": 6, "syntax": False, "pos": True},
     ],
 )
 def test_prediction_path_gives_the_training_path_numbers(kwargs, monkeypatch):
@@ -470,3 +471,25 @@ def test_distinct_spans_are_numpy_unique_of_the_span_codes():
         assert span_ends.tolist() == (codes % (ends.max() + 1)).tolist()
         assert index.tolist() == inverse.reshape(-1).tolist()
     assert [len(a) for a in distinct_spans(numpy.zeros(0), numpy.zeros(0))] == [0, 0, 0]
+
+
+def test_pos_one_hots_read_the_spans_edges_and_neighbours():
+    from frames_lab.fe_research.features import N_POS, UPOS, pos_one_hots
+
+    nlp = spacy.blank("en")
+    doc = nlp("She gave a loan .")
+    for token, pos in zip(doc, "PRON VERB DET NOUN PUNCT".split()):
+        token.pos_ = pos
+    untagged = nlp("no tags")
+    rows = [[(1, 2, 2, 4), (1, 2, 0, 1)], [(0, 1, 1, 2)]]
+    feats = pos_one_hots([doc, untagged], rows).dense()
+    assert feats.shape == (3, N_POS)
+    width = len(UPOS) + 1
+
+    def columns(row):
+        return [(int(c) // width, UPOS[int(c) % width]) for c in numpy.flatnonzero(row)]
+
+    # "a loan": first DET, last NOUN, before it VERB, after it PUNCT; "She": nothing before it
+    assert columns(feats[0]) == [(0, "DET"), (1, "NOUN"), (2, "VERB"), (3, "PUNCT")]
+    assert columns(feats[1]) == [(0, "PRON"), (1, "PRON"), (3, "VERB")]
+    assert not feats[2].any()  # a doc without tags

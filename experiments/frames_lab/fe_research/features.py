@@ -6,7 +6,8 @@ that root hangs from the target."""
 from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, POS
+from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from thinc.api import get_array_module
 from thinc.util import to_numpy
@@ -99,6 +100,41 @@ def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, Lis
     feats.add_group(spread(deps[span_root], -1))
     for k, which in enumerate(relations):
         feats.add_flag(len(DEP_LABELS) + 1 + k, spread(which, False))
+    return feats
+
+
+# Universal POS tags (what attribute_ruler maps a tagger's tags to); any other: the last column
+UPOS = tuple("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split())
+N_POS_GROUPS = 4  # the span's first and last token, the token before it and after it
+N_POS = N_POS_GROUPS * (len(UPOS) + 1)
+
+
+def pos_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> "OneHotRows":
+    """Per row of each doc, stacked: one-hots of the coarse POS of the span's first and
+    last token and of the tokens just before and after it (none at the doc's edges or
+    without tags): what a parse-free model can know of the span's phrase type."""
+    counts = [len(r) for r in rows]
+    feats = OneHotRows(sum(counts), N_POS)
+    if not sum(counts):
+        return feats
+    width = len(UPOS) + 1
+    columns = {get_string_id(tag): i for i, tag in enumerate(UPOS)}
+    groups: List[List[numpy.ndarray]] = [[] for _ in range(N_POS_GROUPS)]
+    for doc, doc_rows in zip(docs, rows):
+        arr = numpy.asarray(doc_rows, dtype="int64").reshape(-1, 4)
+        if not doc.has_annotation("POS"):
+            for g in groups:
+                g.append(numpy.full(len(arr), -1, dtype="int64"))
+            continue
+        tags = numpy.asarray([columns.get(h, len(UPOS)) for h in doc.to_array(POS).tolist()], dtype="int64")
+        tags = numpy.append(tags, -1)  # index len(doc): no token
+        ss, se = arr[:, 2], arr[:, 3]
+        before = numpy.where(ss > 0, ss - 1, len(doc))
+        for g, (at, positions) in enumerate(((0, ss), (1, se - 1), (2, before), (3, se))):
+            column = tags[numpy.minimum(positions, len(doc))]
+            groups[g].append(numpy.where(column >= 0, column + at * width, -1))
+    for g in groups:
+        feats.add_group(numpy.concatenate(g))
     return feats
 
 

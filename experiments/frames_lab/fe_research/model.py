@@ -43,7 +43,7 @@ from spacy_frames.ml.fe_features import N_SYNTAX, Row, n_position_features
 from spacy_frames.ml.layers import build_span_pooler, l2_normalize, mean_contiguous, mean_pool_projected, prefix_sums
 
 from . import span_pruner, target_tokens
-from .features import OneHotRows, distinct_spans, position_one_hots, syntax_one_hots
+from .features import N_POS, OneHotRows, distinct_spans, pos_one_hots, position_one_hots, syntax_one_hots
 from .options import option_scores
 
 # docs, per doc its rows, per row its options; optionally per row whether pruning must keep
@@ -71,6 +71,7 @@ def build_frame_element_scorer(
     prune_k: int = 0,
     target_context: bool = False,
     frame_queries: bool = False,
+    pos: bool = False,
 ) -> Model[FEInput, Tuple[Floats2d, Floats2d, Floats1d]]:
     """learn_fe_vectors: train the FE table's vectors too (the label-embedding baseline,
     fe_queries = "labels"); by default they are the frozen definition vectors.
@@ -89,7 +90,9 @@ def build_frame_element_scorer(
     name means what it means in that frame and "no FE" is as likely as the frame makes it;
     the input then carries each row's frame (see FEInput).
     prune_k: keep the `prune_k` best rows of each target by a cheap learned score
-    (`span_pruner.py`) and run the span MLP on those only (0: score every row)."""
+    (`span_pruner.py`) and run the span MLP on those only (0: score every row).
+    pos: the coarse POS of the span's first and last token and of its neighbours (`pos_one_hots`),
+    a parse-free stand-in for the syntax features."""
     check_settings(prune_k, target_tokens, target_context)
     pooler = build_span_pooler(tok2vec, reduction)
     span_mlp = chain(Relu(nO=hidden_width, dropout=dropout), Linear())
@@ -102,7 +105,7 @@ def build_frame_element_scorer(
         params={"fe_vectors": None, "fe_map": None, "no_fe": None, "frame_query": None, "frame_no_fe": None},
         dims={"nD": None},
         attrs=scorer_attrs(
-            learn_fe_vectors, endpoints, syntax, target_tokens, on_target, prune_k, target_context, frame_queries
+            learn_fe_vectors, endpoints, syntax, target_tokens, on_target, prune_k, target_context, frame_queries, pos
         ),
     )
     model.set_ref("tok2vec", tok2vec)
@@ -125,6 +128,7 @@ def scorer_attrs(
     prune_k: int,
     target_context: bool,
     frame_queries: bool,
+    pos: bool = False,
 ) -> Dict:
     return {
         "learn_fe_vectors": learn_fe_vectors,
@@ -135,6 +139,7 @@ def scorer_attrs(
         "prune_k": prune_k,
         "target_context": target_context,
         "frame_queries": frame_queries,
+        "pos": pos,
     }
 
 
@@ -147,7 +152,10 @@ def n_span_inputs(model: Model, width: int) -> int:
 
 def n_static_features(model: Model) -> int:
     """Width of a row's position (and syntax) features."""
-    return n_position_features(model.attrs.get("on_target", False)) + (N_SYNTAX if model.attrs["syntax"] else 0)
+    n_syntax = N_SYNTAX if model.attrs["syntax"] else 0
+    return (
+        n_position_features(model.attrs.get("on_target", False)) + n_syntax + (N_POS if model.attrs.get("pos") else 0)
+    )
 
 
 def fe_table_node(model: Model) -> Model:
@@ -266,6 +274,8 @@ def row_features(model: Model, pooler: Model, projection: Optional[Model], X: FE
     static = position_one_hots(flat_rows, model.attrs.get("on_target", False))
     if model.attrs["syntax"]:
         static = static.beside(syntax_one_hots(docs, rows))
+    if model.attrs.get("pos"):
+        static = static.beside(pos_one_hots(docs, rows))
     if prune_k and not with_tt and projection is not None and pooler.attrs["reduction"] == "mean":
         # prune from the projected token vectors, then pool the kept rows' spans only
         return pruned_row_features(model, pooler, projection, docs, rows, flat_rows, forced, static, is_train)

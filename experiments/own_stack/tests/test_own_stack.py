@@ -125,3 +125,36 @@ def test_the_window_head_config_listens_through_a_window_layer(transformer_dir, 
     assert ("linear" in names) == bool(project_to)
     doc = nlp("The dog barked . We laughed")
     assert all(t.tag_ for t in doc) and [s.text for s in doc.sents] == ["The dog barked .", "We laughed"]
+
+
+def test_assemble_own_stack_puts_the_heads_on_the_pipelines_transformer(trained_heads, transformer_dir, tmp_path):
+    """assemble-own-stack: the pipeline's tagger, attribute_ruler and lemmatizer replaced by
+    the heads' (listening to the pipeline's own transformer), the sentencizer first."""
+    from assemble_own_stack import assemble
+
+    corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
+    pipeline = ["transformer", "tagger", "attribute_ruler", "lemmatizer"]
+    base = initialized(CONFIG, {**toy_overrides(transformer_dir, corpus), "nlp.pipeline": pipeline})
+    base.to_disk(tmp_path / "base")  # its tagger untrained
+    assemble(tmp_path / "base", trained_heads, tmp_path / "own")
+    own, heads = spacy.load(tmp_path / "own"), spacy.load(trained_heads)
+    assert own.pipe_names == ["sentencizer", *pipeline]
+    text = "Rain fell . She has been working . It is late"
+    doc = own(text)
+    assert [(t.tag_, t.lemma_) for t in doc] == [(t.tag_, t.lemma_) for t in heads(text)]
+    assert [s.text for s in doc.sents] == ["Rain fell .", "She has been working .", "It is late"]
+
+
+def test_assemble_own_stack_refuses_heads_of_another_transformer(trained_heads, transformer_dir, tmp_path):
+    import torch
+    from assemble_own_stack import assemble
+
+    corpus = write_documents(tmp_path / "train.spacy", spacy.blank("en").vocab)
+    base = initialized(CONFIG, {**toy_overrides(transformer_dir, corpus), "nlp.pipeline": ["transformer", "tagger"]})
+    shim = next(s for node in base.get_pipe("transformer").model.walk() for s in node.shims)
+    with torch.no_grad():
+        next(shim._model.parameters()).add_(1.0)
+    base.to_disk(tmp_path / "base")
+    with pytest.raises(ValueError, match="another transformer"):
+        assemble(tmp_path / "base", trained_heads, tmp_path / "own")
+    assert not (tmp_path / "own").exists()
