@@ -131,7 +131,7 @@ def pos_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[R
         ss, se = arr[:, 2], arr[:, 3]
         before = numpy.where(ss > 0, ss - 1, len(doc))
         for g, (at, positions) in enumerate(((0, ss), (1, se - 1), (2, before), (3, se))):
-            column = tags[numpy.minimum(positions, len(doc))]
+            column = tags[positions]  # positions <= len(doc), the sentinel
             groups[g].append(numpy.where(column >= 0, column + at * width, -1))
     for g in groups:
         feats.add_group(numpy.concatenate(g))

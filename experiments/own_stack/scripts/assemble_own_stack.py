@@ -20,9 +20,9 @@ import typer
 
 from spacy_frames.extensions import install_extensions
 
+# en_core_web_sm's components replaced by the heads pipeline's of the same names, which
+# go, in this order, after the shared transformer
 REPLACED = ("tagger", "attribute_ruler", "lemmatizer")
-# the heads pipeline's components, in order, placed after the shared transformer
-FROM_HEADS = ("tagger", "attribute_ruler", "lemmatizer")
 
 
 def assemble(pipeline: Path, heads: Path, output: Path) -> None:
@@ -35,7 +35,7 @@ def assemble(pipeline: Path, heads: Path, output: Path) -> None:
         nlp.remove_pipe(name)
     nlp.add_pipe("sentencizer", first=True)
     after = "transformer"
-    for name in FROM_HEADS:
+    for name in REPLACED:
         nlp.add_pipe(name, source=head_nlp, after=after)
         after = name
     nlp.meta["name"] = f"{nlp.meta.get('name', 'frames_trf')}_own_stack"

@@ -1,5 +1,5 @@
 """One table of `evaluate-own-stack` and `benchmark-own-stack`: per pipeline (a folder of
-`metrics/own_stack_pipeline/`), the measures of the issue's bars, in percent.
+`metrics/own_stack_pipeline/`), the measures en_frames_trf is held to, in percent.
 
     python scripts/own_stack_report.py metrics/own_stack_pipeline --output metrics/own_stack_pipeline.json
 """
