@@ -8,7 +8,7 @@ str / list / float, which msgpack handles: they survive ``DocBin``
 """
 
 from functools import partial
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
@@ -97,20 +97,30 @@ def get_span_frame_elements(span: Span) -> List[Span]:
     return sorted((fe for fe in doc.spans[FE_KEY] if fe.id == key), key=lambda fe: (fe.start, fe.end, fe.label_))
 
 
-def _fe_link(span: Span) -> Optional[List[str]]:
-    if not span.id:
-        return None
-    parts = span.id_.split(":", 2)
+def parse_fe_link(span_id: str) -> Optional[List[str]]:
+    """[start_char, end_char, frame] of an FE span's target pointer (``fe_target_id``), None
+    for any other id."""
+    parts = (span_id or "").split(":", 2)
     if len(parts) != 3 or not (parts[0].isdigit() and parts[1].isdigit()):
         return None
     return parts
 
 
+def _fe_link(span: Span) -> Optional[List[str]]:
+    return parse_fe_link(span.id_) if span.id else None
+
+
+def fe_link_offsets(span_id: str) -> Optional[Tuple[int, int]]:
+    """(start_char, end_char) of the target an FE span's id points to, None for any other id."""
+    link = parse_fe_link(span_id)
+    return None if link is None else (int(link[0]), int(link[1]))
+
+
 def get_fe_target(span: Span) -> Optional[List[int]]:
     """``span._.fe_target``: [start_char, end_char] of the target an FE span belongs to,
     None for a span that is no FE span."""
-    link = _fe_link(span)
-    return None if link is None else [int(link[0]), int(link[1])]
+    offsets = fe_link_offsets(span.id_) if span.id else None
+    return None if offsets is None else list(offsets)
 
 
 def get_fe_frame(span: Span) -> Optional[str]:

@@ -11,8 +11,9 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..extensions import fe_target_id
+from ..extensions import fe_link_offsets, fe_target_id
 from ..scoring.frame_elements import score_frame_elements
+from ..scoring.prf import pct
 from .base import set_config_block, set_runtime_settings
 
 
@@ -98,7 +99,7 @@ class FEFittingMixin:
                     "threshold": threshold,
                     "candidate_rows": n_rows,
                     "candidate_recall": recall,
-                    **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")},
+                    **{k: pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")},
                 }
             )
         return rows
@@ -120,7 +121,7 @@ class FEFittingMixin:
             for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
                 gold.setdefault(fe.id_, set()).add((fe.start_char, fe.end_char))
             targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(self.cfg["targets_key"], [])}
-            n_gold += sum(len(spans) for key, spans in gold.items() if _target_offsets(key) in targets)
+            n_gold += sum(len(spans) for key, spans in gold.items() if fe_link_offsets(key) in targets)
             first = 0
             for target in doc_targets:
                 size = next(sizes)
@@ -137,13 +138,3 @@ def _suggester_with_gap(settings: Dict[str, Any], ngram_gap: Optional[int]) -> C
     settings = {**settings, "ngram_gap": ngram_gap}
     factory = registry.misc.get(settings.pop("@misc", "spacy-frames.fe_candidate_suggester.v1"))
     return factory(**settings)
-
-
-def _target_offsets(key: str) -> Optional[Tuple[int, int]]:
-    """The (start_char, end_char) of an FE span's target pointer ("start:end:frame")."""
-    start, end, *_ = (key or "").split(":") + ["", ""]
-    return (int(start), int(end)) if start.isdigit() and end.isdigit() else None
-
-
-def _pct(value: Optional[float]) -> Optional[float]:
-    return None if value is None else round(100 * value, 2)

@@ -44,6 +44,7 @@ from ..ml.frame_elements import FECandidates, option_mask
 from ..scoring.frame_elements import score_frame_elements
 from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
+from ..util import consecutive_chunks
 from .base import FramesPipe, default_tok2vec_config
 from .fe_fitting import FEFittingMixin
 from .fe_table import FETableMixin
@@ -453,16 +454,9 @@ def row_chunks(candidates: FECandidates, limit: int) -> Iterable[FECandidates]:
     sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
     starts = numpy.cumsum(sizes) - sizes  # each target's first row in the batch
     doc_ends = numpy.cumsum([len(r) for r in candidates.rows])
-    batch: List[int] = []
-    n_rows = 0
-    for t in numpy.flatnonzero(sizes).tolist():
-        if batch and n_rows + sizes[t] > limit:
-            yield _targets_chunk(candidates, batch, starts, doc_ends)
-            batch, n_rows = [], 0
-        batch.append(t)
-        n_rows += int(sizes[t])
-    if batch:
-        yield _targets_chunk(candidates, batch, starts, doc_ends)
+    nonempty = numpy.flatnonzero(sizes)
+    for run in consecutive_chunks(sizes[nonempty].tolist(), max_items=len(nonempty) or 1, max_size=limit):
+        yield _targets_chunk(candidates, nonempty[run.start : run.stop].tolist(), starts, doc_ends)
 
 
 def _targets_chunk(

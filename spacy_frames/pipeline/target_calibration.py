@@ -38,7 +38,7 @@ from spacy.tokens import Span
 from spacy.training import Example
 
 from ..extensions import TARGETS_KEY, is_partial
-from ..scoring.prf import prf
+from ..scoring.prf import pct, prf
 from .base import set_runtime_settings
 
 POS_FEATURES = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV", "ADP", "NUM", "DET", "PRON", "SCONJ", "CCONJ")
@@ -297,7 +297,7 @@ def detection_prf(
         n_pred += sum(kept.values())
         n_match += sum(min(c, doc.gold[off]) for off, c in kept.items())
     p, r, f = prf(n_match, n_pred, n_gold)
-    return {"target_p": round(100 * p, 2), "target_r": round(100 * r, 2), "target_f": round(100 * f, 2)}
+    return {"target_p": pct(p), "target_r": pct(r), "target_f": pct(f)}
 
 
 def _design(

@@ -20,14 +20,14 @@ from typing import Dict, List, Sequence, Set
 
 import spacy
 from spacy.language import Language
-from spacy.tokens import Span
 from spacy.training import Example
 
 from ..corpora.readers import create_framenet_reader
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
 from .frame_elements import OPEN_SESAME_KEYS, fe_tuples
-from .frames_eval import renaming_into
+from .frames_eval import renaming_into, subset
+from .prf import pct
 
 N_TOP_TYPES = 30
 
@@ -54,18 +54,16 @@ def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True
     per_type = scores.get("fe_per_type") or {}
     top = sorted(per_type.items(), key=lambda item: (-item[1]["n"], item[0]))[:N_TOP_TYPES]
     result = {
-        "fe_p": _pct(scores.get("fe_p")),
-        "fe_r": _pct(scores.get("fe_r")),
-        "fe_f": _pct(scores.get("fe_f")),
-        **{key: _pct(scores.get(key)) for key in OPEN_SESAME_KEYS},
-        "fe_core_f": _pct(scores.get("fe_core_f")),
-        "fe_noncore_f": _pct(scores.get("fe_noncore_f")),
+        "fe_p": pct(scores.get("fe_p")),
+        "fe_r": pct(scores.get("fe_r")),
+        "fe_f": pct(scores.get("fe_f")),
+        **{key: pct(scores.get(key)) for key in OPEN_SESAME_KEYS},
+        "fe_core_f": pct(scores.get("fe_core_f")),
+        "fe_noncore_f": pct(scores.get("fe_noncore_f")),
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
         "gold_fes": sum(_n_gold_fes(eg) for eg in examples),
         "words_per_second": round(scores.get("speed", 0.0), 1),
-        "top_fe_types": {
-            name: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]} for name, s in top
-        },
+        "top_fe_types": {name: {"p": pct(s["p"]), "r": pct(s["r"]), "f": pct(s["f"]), "n": s["n"]} for name, s in top},
     }
     return result
 
@@ -74,30 +72,6 @@ def _n_gold_fes(eg: Example) -> int:
     """The gold FEs of the example's gold targets (as the scorer counts them)."""
     offsets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
     return sum(1 for key in fe_tuples(eg.reference) if (key[0], key[1]) in offsets)
-
-
-def _pct(value):
-    return None if value is None else round(100 * value, 2)
-
-
-def restrict_targets(examples: List[Example], keep) -> List[Example]:
-    """Examples restricted to the gold targets for which keep(span) is true (the preset
-    frames of the predicted docs follow; the scorer counts FEs of gold targets only)."""
-    out = []
-    for eg in examples:
-        gold = [s for s in eg.reference.spans.get(TARGETS_KEY, []) if keep(s)]
-        if not gold:
-            continue
-        offsets = {(s.start_char, s.end_char, s.label_) for s in gold}
-        reference, predicted = eg.reference.copy(), eg.predicted.copy()
-        reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=s.label_) for s in gold]
-        predicted.spans[FRAMES_KEY] = [
-            Span(predicted, s.start, s.end, label=s.label_)
-            for s in eg.predicted.spans.get(FRAMES_KEY, [])
-            if (s.start_char, s.end_char, s.label_) in offsets
-        ]
-        out.append(Example(predicted, reference))
-    return out
 
 
 def load_frame_parser(model: str) -> Language:
@@ -139,7 +113,7 @@ def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) 
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
     result = {"fn17_dev": evaluate_fe(nlp, dev17)}
-    new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
+    new = subset(dev17, lambda span: span.label_ not in fn15, FRAMES_KEY, match_label=True)
     result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
     if new:
         trained = {fe for frame in fn15.names for fe in fn15.fe_names(frame)}

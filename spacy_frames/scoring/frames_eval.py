@@ -18,7 +18,7 @@ from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory, renamed_frames
 from .frames import FRAME_SCORE_KEYS
-from .prf import prf
+from .prf import pct, prf
 
 # Frame identification does not read frame_elements (trained with it in the main job's
 # stage 2, so part of training/frames_final) nor the parser that feeds its suggester:
@@ -39,23 +39,23 @@ def renaming_into(corpus_frames: Path, inventory: FrameInventory) -> Optional[Di
 
 def evaluate_frames(nlp: Language, examples: List[Example], batch_size: int = 64, per_type: bool = False) -> Dict:
     scores = nlp.evaluate(examples, batch_size=batch_size)
-    out = {k: _pct(scores.get(k)) for k in FRAME_SCORE_KEYS}
+    out = {k: pct(scores.get(k)) for k in FRAME_SCORE_KEYS}
     out["targets"] = sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples)
     out["words_per_second"] = round(scores.get("speed", 0.0), 1)
     if per_type:
         out["frame_per_type"] = {
-            frame: {"p": _pct(s["p"]), "r": _pct(s["r"]), "f": _pct(s["f"]), "n": s["n"]}
+            frame: {"p": pct(s["p"]), "r": pct(s["r"]), "f": pct(s["f"]), "n": s["n"]}
             for frame, s in scores.get("frame_per_type", {}).items()
         }
     return out
 
 
-def _pct(value):
-    return None if value is None else round(100 * value, 2)
-
-
-def subset(examples: Iterable[Example], keep) -> List[Example]:
-    """Examples restricted to the gold targets for which keep(span) is true."""
+def subset(
+    examples: Iterable[Example], keep, predicted_key: str = TARGETS_KEY, match_label: bool = False
+) -> List[Example]:
+    """Examples restricted to the gold targets for which keep(span) is true; the predicted
+    spans under `predicted_key` are kept where they sit on one of them (and, with
+    `match_label`, carry its frame)."""
     out = []
     for eg in examples:
         gold = [s for s in eg.reference.spans.get(TARGETS_KEY, []) if keep(s)]
@@ -64,11 +64,15 @@ def subset(examples: Iterable[Example], keep) -> List[Example]:
         reference = eg.reference.copy()
         reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=s.label_) for s in gold]
         predicted = eg.predicted.copy()
-        offsets = {(g.start_char, g.end_char) for g in gold}
-        predicted.spans[TARGETS_KEY] = [
+
+        def key(span: Span) -> Tuple:
+            return (span.start_char, span.end_char, span.label_ if match_label else None)
+
+        offsets = {key(g) for g in gold}
+        predicted.spans[predicted_key] = [
             Span(predicted, s.start, s.end, label=s.label_)
-            for s in eg.predicted.spans.get(TARGETS_KEY, [])
-            if (s.start_char, s.end_char) in offsets
+            for s in eg.predicted.spans.get(predicted_key, [])
+            if key(s) in offsets
         ]
         out.append(Example(predicted, reference))
     return out
@@ -132,8 +136,8 @@ def score_lookup_baseline(examples: List[Example], counts: Dict[str, Counter], i
                 ambiguous += 1
                 ambiguous_correct += ok
     return {
-        "frame_acc": _pct(correct / n) if n else None,
-        "frame_acc_ambiguous": _pct(ambiguous_correct / ambiguous) if ambiguous else None,
+        "frame_acc": pct(correct / n) if n else None,
+        "frame_acc_ambiguous": pct(ambiguous_correct / ambiguous) if ambiguous else None,
         "targets": n,
     }
 
@@ -224,9 +228,9 @@ def detection_threshold_sweep(
                 {
                     "threshold": round(t, 3),
                     "oov_threshold": round(t_oov, 3),
-                    "target_p": _pct(p),
-                    "target_r": _pct(r),
-                    "target_f": _pct(f),
+                    "target_p": pct(p),
+                    "target_r": pct(r),
+                    "target_f": pct(f),
                 }
             )
     best = max(rows, key=lambda row: row["target_f"])

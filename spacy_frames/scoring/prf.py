@@ -1,6 +1,6 @@
 """Precision, recall and F1: the one helper every scorer uses."""
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 
 def f1(p: float, r: float) -> float:
@@ -14,3 +14,8 @@ def prf(tp: float, n_pred: float, n_gold: float) -> Tuple[float, float, float]:
     p = tp / n_pred if n_pred else 0.0
     r = tp / n_gold if n_gold else 0.0
     return p, r, f1(p, r)
+
+
+def pct(value: Optional[float]) -> Optional[float]:
+    """A rate as a percentage to two decimals, as every metrics file writes it (None stays None)."""
+    return None if value is None else round(100 * value, 2)

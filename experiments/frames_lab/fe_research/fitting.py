@@ -12,9 +12,9 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_frames.extensions import fe_target_id
-from spacy_frames.pipeline.fe_fitting import _pct, _target_offsets
+from spacy_frames.extensions import fe_link_offsets, fe_target_id
 from spacy_frames.scoring.frame_elements import score_frame_elements
+from spacy_frames.scoring.prf import pct
 
 
 class FEFittingMixin:
@@ -114,7 +114,7 @@ class FEFittingMixin:
                     "threshold": threshold,
                     "candidate_rows": n_rows,
                     **recall,
-                    **{k: _pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")},
+                    **{k: pct(scores[k]) for k in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")},
                 }
             )
         return rows
@@ -140,7 +140,7 @@ class FEFittingMixin:
             for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
                 gold.setdefault(fe.id_, set()).add((fe.start_char, fe.end_char))
             targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(self.cfg["targets_key"], [])}
-            n_gold += sum(len(spans) for key, spans in gold.items() if _target_offsets(key) in targets)
+            n_gold += sum(len(spans) for key, spans in gold.items() if fe_link_offsets(key) in targets)
             for target, (first, last) in zip(doc_targets, doc_ranges):
                 spans = gold.pop(fe_target_id(target), set())
                 if not spans or (target.start_char, target.end_char) not in targets:

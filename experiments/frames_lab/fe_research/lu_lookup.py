@@ -100,8 +100,8 @@ def evaluate_open_sesame(
         evaluate_frame_elements_fn17,
         fe_examples,
         load_frame_parser,
-        restrict_targets,
     )
+    from spacy_frames.scoring.frames_eval import subset
 
     nlp = load_frame_parser(model)
     lookup = target_fe_lookup(lu_lookup, nlp.vocab) if lu_lookup is not None else None
@@ -120,7 +120,7 @@ def evaluate_open_sesame(
             dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
             result["fn17_dev"]["with_lu_lookup"] = score_with_lookup(nlp, dev17, lookup)
             fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
-            new = restrict_targets(dev17, lambda span: span.label_ not in fn15)
+            new = subset(dev17, lambda span: span.label_ not in fn15, FRAMES_KEY, match_label=True)
             if new:
                 result["fn17_dev_new_frames"]["with_lu_lookup"] = score_with_lookup(nlp, new, lookup)
     return result

@@ -91,6 +91,15 @@ SETTINGS["enumerate-prune-parse-free-steps1800"] = {
         "components.frame_elements.model.syntax": False,
     },
 }
+# the same with one-hots of the coarse POS of each span's edges and neighbours in the syntax
+# features' place (the frame_elements study's `pos` option)
+SETTINGS["enumerate-prune-parse-free-pos-steps1800"] = {
+    **SETTINGS["enumerate-prune-parse-free-steps1800"],
+    "overrides": {
+        **SETTINGS["enumerate-prune-parse-free-steps1800"]["overrides"],
+        "components.frame_elements.model.pos": True,
+    },
+}
 FRAME_SCORES = ("frame_overall", "frame_acc", "frame_r1", "fe_os_f", "fe_f")
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
