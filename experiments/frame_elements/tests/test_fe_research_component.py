@@ -18,6 +18,7 @@ from fe_toy import FES, gold_frames_doc, toy_fe_docs, toy_fe_inventory
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import make_tempdir
+from syntax_toy import tiny_syntax_path
 
 import spacy_frames
 
@@ -31,6 +32,7 @@ def head_config(trained_frames, toy_fe_corpus, **overrides):
     transformer, with the pruner, target tokens and context and frame-aware queries."""
     paths = {
         "paths.frames": str(trained_frames),
+        "paths.tagger": str(tiny_syntax_path()),
         "paths.train": str(toy_fe_corpus / "train.spacy"),
         "paths.dev": str(toy_fe_corpus / "dev.spacy"),
         "paths.fe_frames": str(toy_fe_corpus / "frames.json"),
@@ -359,6 +361,7 @@ def test_joint_stage2_trains_both_listeners_on_one_transformer(tiny_bert, traine
     overrides = {
         "paths.encoder": str(tiny_bert),
         "paths.stage1": str(trained_frames),
+        "paths.tagger": str(tiny_syntax_path()),
         "paths.train": str(toy_fe_corpus / "train.spacy"),
         "paths.dev": str(toy_fe_corpus / "dev.spacy"),
         "paths.frames": str(toy_fe_corpus / "frames.json"),
