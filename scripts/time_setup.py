@@ -25,7 +25,7 @@ import srsly
 import typer
 
 ROOT = Path(__file__).resolve().parents[1]
-INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test]" -c constraints.txt'
+INSTALL = 'python -m pip install torch==2.13.0 && python -m pip install -e ".[test,train]" -c constraints.txt'
 MAIN_JOB = "python -m spacy project run all"
 
 
