@@ -119,8 +119,8 @@ def fe_link_offsets(span_id: str) -> Optional[Tuple[int, int]]:
 def get_fe_target(span: Span) -> Optional[List[int]]:
     """``span._.fe_target``: [start_char, end_char] of the target an FE span belongs to,
     None for a span that is no FE span."""
-    offsets = fe_link_offsets(span.id_) if span.id else None
-    return None if offsets is None else list(offsets)
+    link = _fe_link(span)
+    return None if link is None else [int(link[0]), int(link[1])]
 
 
 def get_fe_frame(span: Span) -> Optional[str]:

@@ -2,6 +2,7 @@ from collections import Counter
 
 import spacy
 from frames_toy import toy_docs, toy_inventory
+from spacy.tokens import Span
 from spacy.training import Example
 
 from spacy_frames.corpora.readers import copy_targets
@@ -28,6 +29,26 @@ def test_subset_keeps_only_selected_targets():
         [("gave", "give.v"), ("gift", "gift.n")],
         [("handed", "hand.v")],
     ]
+
+
+def test_subset_of_predicted_frames_matches_the_label_too():
+    """frame_elements' FN1.7 new-frame evaluation: the predicted frame spans kept are those
+    on a kept gold target with its frame."""
+    examples = toy_examples()
+    for eg in examples:
+        eg.predicted.spans["frames"] = [
+            Span(eg.predicted, s.start, s.end, label=label)
+            for s in eg.reference.spans["targets"]
+            for label in (s.label_, "Other")
+        ]
+    out = subset(examples, lambda span: span.label_ == "Giving", "frames", match_label=True)
+    assert [[(s.text, s.label_) for s in eg.predicted.spans["frames"]] for eg in out] == [
+        [("gave", "Giving"), ("gift", "Giving")],
+        [("handed", "Giving")],
+    ]
+    # without label matching every frame on those targets stays
+    loose = subset(examples, lambda span: span.label_ == "Giving", "frames")
+    assert [len(eg.predicted.spans["frames"]) for eg in loose] == [4, 2]
 
 
 def test_lookup_baseline_most_frequent_frame():

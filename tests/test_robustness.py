@@ -9,6 +9,7 @@ import pytest
 import spacy
 import srsly
 from spacy.tokens import Doc, DocBin
+from spacy.training import Example
 from typer.testing import CliRunner
 
 from spacy_frames.cli import app
@@ -313,3 +314,27 @@ def test_every_extension_survives_docbin_and_to_bytes(nlp):
     assert [extension_values(doc) for doc in restored] == before
     # media_frames is derived from cats and thresholds: the same list either way
     assert [doc._.media_frames for doc in restored] == [doc._.media_frames for doc in docs]
+
+
+def test_a_config_cut_inside_a_function_name_is_named_and_a_missing_plugin_is_not(tmp_path):
+    """A config.cfg cut inside a quoted registered name leaves the name's opening quote:
+    load_pipeline names the file; an unknown name without it (a plugin not installed) keeps
+    spaCy's own error."""
+    from catalogue import RegistryError
+
+    from spacy_frames.tools.model_check import load_pipeline
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    nlp.initialize(lambda: [Example.from_dict(nlp.make_doc("a b"), {"tags": ["X", "Y"]})])
+    nlp.to_disk(tmp_path / "p")
+    config = tmp_path / "p" / "config.cfg"
+    text = config.read_text()
+    cut = text.index('"spacy.Tagger.v2"') + len('"spacy.Tagg')
+    config.write_text(text[:cut])
+    with pytest.raises(ModelDataError, match="reinstall the package or retrain it") as err:
+        load_pipeline(tmp_path / "p")
+    assert str(config) in str(err.value)
+    config.write_text(text.replace('"spacy.Tagger.v2"', '"some_plugin.Tagger.v1"'))
+    with pytest.raises(RegistryError, match="some_plugin.Tagger.v1"):
+        load_pipeline(tmp_path / "p")

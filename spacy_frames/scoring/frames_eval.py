@@ -56,6 +56,10 @@ def subset(
     """Examples restricted to the gold targets for which keep(span) is true; the predicted
     spans under `predicted_key` are kept where they sit on one of them (and, with
     `match_label`, carry its frame)."""
+
+    def key(span: Span) -> Tuple:
+        return (span.start_char, span.end_char, span.label_ if match_label else None)
+
     out = []
     for eg in examples:
         gold = [s for s in eg.reference.spans.get(TARGETS_KEY, []) if keep(s)]
@@ -64,10 +68,6 @@ def subset(
         reference = eg.reference.copy()
         reference.spans[TARGETS_KEY] = [Span(reference, s.start, s.end, label=s.label_) for s in gold]
         predicted = eg.predicted.copy()
-
-        def key(span: Span) -> Tuple:
-            return (span.start_char, span.end_char, span.label_ if match_label else None)
-
         offsets = {key(g) for g in gold}
         predicted.spans[predicted_key] = [
             Span(predicted, s.start, s.end, label=s.label_)
