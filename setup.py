@@ -71,6 +71,7 @@ setup(
             "discourse_sense = spacy_frames.pipeline.discourse_sense:make_discourse_sense",
             "media_framer = spacy_frames.pipeline.media_framer:make_media_framer",
             "frame_elements = spacy_frames.pipeline.frame_elements:make_frame_elements",
+            "installed_syntax = spacy_frames.pipeline.syntax:make_installed_syntax",
         ],
         "spacy_architectures": [
             "spacy-frames.TransformerModel.v1 = spacy_frames.ml.transformer:build_transformer_model",
