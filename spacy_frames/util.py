@@ -1,5 +1,6 @@
 """Helpers shared across the package that belong to no component, corpus or scorer."""
 
+from contextlib import ExitStack, contextmanager
 from typing import List, Optional, Sequence
 
 from spacy.language import Language
@@ -51,3 +52,16 @@ def find_upstream_transformer(nlp: Language, component: str, listener: Optional[
             f"[{component}] no transformer in the pipeline listens for {component} (pipeline: {nlp.pipe_names})."
         )
     return upstream[0]
+
+
+@contextmanager
+def parse_skipped(nlp, disable: Sequence[str] = ()):
+    """`nlp` with the pipes `disable` off and without its dependency parse: a "parser" pipe
+    disabled, the parser of a component that runs one (installed_syntax's `skipping`) skipped."""
+    names = [n for n in nlp.pipe_names if n in disable or n == "parser"]
+    with ExitStack() as stack:
+        stack.enter_context(nlp.select_pipes(disable=names))
+        for _, proc in nlp.pipeline:
+            if hasattr(proc, "skipping"):
+                stack.enter_context(proc.skipping(["parser"]))
+        yield nlp

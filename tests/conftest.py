@@ -84,7 +84,7 @@ def frames_config(tiny_bert, toy_corpus, stage: int = 1, **overrides):
 
     paths = {
         "paths.encoder": str(tiny_bert),
-        "paths.tagger": str(tiny_syntax_path()),
+        "paths.syntax": str(tiny_syntax_path()),
         "paths.train": str(toy_corpus / "train.spacy"),
         "paths.dev": str(toy_corpus / "dev.spacy"),
         "paths.frames": str(toy_corpus / "frames.json"),
@@ -271,7 +271,7 @@ def fe_config(tiny_bert, trained_frames, toy_fe_corpus, **overrides):
     paths = {
         "paths.encoder": str(tiny_bert),
         "paths.stage1": str(trained_frames),
-        "paths.tagger": str(tiny_syntax_path()),
+        "paths.syntax": str(tiny_syntax_path()),
         "paths.train": str(toy_fe_corpus / "train.spacy"),
         "paths.dev": str(toy_fe_corpus / "dev.spacy"),
         "paths.frames": str(toy_fe_corpus / "frames.json"),

@@ -238,7 +238,6 @@ def test_spacy_load_names_our_damaged_file(damaged_dir, rel, how):
         ("meta.json", "delete"),
         ("config.cfg", _truncate),
         ("transformer/model", _truncate),
-        ("tagger/cfg", _garbage),
         ("tokenizer", _truncate),
     ],
 )

@@ -14,8 +14,9 @@ frame_identifier looks lexical units up by lemma and POS, frame_elements reads t
 """
 
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Sequence
 
 import spacy
 from spacy.language import Language
@@ -70,6 +71,21 @@ class InstalledSyntax:
         for proc in self._procs:
             docs = proc.pipe(docs, batch_size=batch_size) if hasattr(proc, "pipe") else map(proc, docs)
         yield from docs
+
+    def skip(self, names: Sequence[str]) -> None:
+        """Run without the components `names` from now on (e.g. the parser where only tags
+        and lemmas are read)."""
+        self._procs = [self.syntax_nlp.get_pipe(c) for c in self.components if c not in names]
+
+    @contextmanager
+    def skipping(self, names: Sequence[str]):
+        """`skip` inside the block only."""
+        kept = self._procs
+        self.skip(names)
+        try:
+            yield self
+        finally:
+            self._procs = kept
 
     # the weights are the installed package's: nothing of them is saved with the pipeline
     def to_disk(self, path, *, exclude=tuple()) -> None:

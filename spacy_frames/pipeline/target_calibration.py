@@ -39,6 +39,7 @@ from spacy.training import Example
 
 from ..extensions import TARGETS_KEY, is_partial
 from ..scoring.prf import pct, prf
+from ..util import parse_skipped
 from .base import set_runtime_settings
 
 POS_FEATURES = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV", "ADP", "NUM", "DET", "PRON", "SCONJ", "CCONJ")
@@ -251,7 +252,7 @@ def collect_candidates(
     pipe.cfg["overlapping_candidates"] = True
     out: List[DocCandidates] = []
     try:
-        with nlp.select_pipes(disable=skipped):
+        with nlp.select_pipes(disable=skipped) if with_parser else parse_skipped(nlp, skipped):
             docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         for start in range(0, len(docs), batch_size):
             chunk = docs[start : start + batch_size]

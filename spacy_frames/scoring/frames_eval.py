@@ -17,6 +17,7 @@ from spacy.training import Example
 from ..corpora.readers import create_framenet_reader, rename_frames
 from ..extensions import TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory, renamed_frames
+from ..util import parse_skipped
 from .frames import FRAME_SCORE_KEYS
 from .prf import pct, prf
 
@@ -152,6 +153,9 @@ def evaluate_frame_identifier(
     """All frame-identification numbers of one trained pipeline (see README/metrics)."""
     install_extensions()
     nlp = spacy.load(model, exclude=list(NOT_FRAME_IDENTIFICATION))
+    for _, proc in nlp.pipeline:
+        if hasattr(proc, "skip"):  # installed_syntax: its parser too
+            proc.skip(["parser"])
     result: Dict = {"model": str(model), "split": f"framenet15/{split}"}
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     shipped = nlp.get_pipe("frame_identifier").inventory
@@ -202,7 +206,7 @@ def detection_threshold_sweep(
     docs_out = []
     skipped = [n for n in NOT_FRAME_IDENTIFICATION if n in nlp.pipe_names]
     try:
-        with nlp.select_pipes(disable=skipped):
+        with parse_skipped(nlp, skipped):
             annotated = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
         for eg, doc in zip(examples, annotated):
             gold = Counter((s.start_char, s.end_char) for s in eg.reference.spans.get(TARGETS_KEY, []))
