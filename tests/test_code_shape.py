@@ -49,3 +49,14 @@ def test_the_tests_need_no_model_package():
     loaded = re.compile(r"[\"']en_core_web")  # a package name as a value, not a mention
     named = [str(path.relative_to(root)) for path in files if loaded.search(path.read_text())]
     assert files and not named, named
+
+
+def test_an_install_pulls_no_model_package():
+    """No spaCy model package (en_core_web_sm or a copy of it) among the package's
+    requirements, its extras or the pinned versions: the pipeline reads the user's own
+    en_core_web_sm (pipeline/syntax.py)."""
+    root = PACKAGE.parent
+    model = re.compile(r"\b[a-z]{2}[-_]core[-_](web|news)[-_]", re.I)
+    pinned = [line for line in (root / "constraints.txt").read_text().splitlines() if model.search(line)]
+    required = [line for line in (root / "setup.py").read_text().splitlines() if model.search(line)]
+    assert not pinned and not required, (pinned, required)
