@@ -7,6 +7,7 @@ from inducer_toy import toy_instance_docs
 from test_frame_inducer import fit_clusters, induced, preset
 
 from spacy_frames.extensions import FE_KEY
+from spacy_frames.ml.threads import thinc_models
 
 # training and scoring run the pipeline before any centroids exist
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no cluster centroids")
@@ -33,7 +34,7 @@ def test_assembled_frames_trf_runs_on_raw_text_and_preset_targets(
     ]
     assert not nlp.disabled
     # every CPU layer multiplies through numpy's BLAS (the config's after_pipeline_creation)
-    models = [pipe.model for _, pipe in nlp.pipeline if getattr(pipe, "model", None) is not None]
+    models = [model for _, pipe in nlp.pipeline for model in thinc_models(pipe)]
     assert len(models) >= 6 and all(not node.ops.use_blis for model in models for node in model.walk())
     # frame_elements labels frame_identifier's frames, on the shared transformer, with the
     # FEs that the standalone component (its own frozen copy of that transformer) gives

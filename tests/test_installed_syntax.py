@@ -5,6 +5,8 @@ import pytest
 import spacy
 from syntax_toy import tiny_syntax_nlp, tiny_syntax_path
 
+from spacy_frames.ml.threads import thinc_models
+
 TEXTS = ["She gave him a book. Then he read it over the weekend.", "The bank gave a loan to the farmer."]
 ANNOTATIONS = ("tag_", "pos_", "lemma_", "dep_", "is_sent_start")
 
@@ -59,3 +61,20 @@ def test_bad_components_and_other_versions():
     # only the components asked for run: without the parser no dependency parse
     doc = syntax_nlp(components=["tok2vec", "tagger", "attribute_ruler", "lemmatizer"])(TEXTS[1])
     assert doc.has_annotation("TAG") and not doc.has_annotation("DEP")
+
+
+def test_numpy_blas_reaches_the_installed_pipelines_layers(tmp_path):
+    """en_frames_trf's `spacy-frames.numpy_blas.v1` switches the installed pipeline's thinc
+    layers too (its tok2vec is the largest of them), in a built and in a loaded pipeline,
+    and the annotations stay the same."""
+    nlp = syntax_nlp()
+    before = [annotations(nlp(t)) for t in TEXTS]
+    inner = list(thinc_models(nlp.get_pipe("syntax")))
+    assert inner and any(node.ops.use_blis for model in inner for node in model.walk())
+    config = nlp.config.copy()
+    config["nlp"]["after_pipeline_creation"] = {"@callbacks": "spacy-frames.numpy_blas.v1"}
+    spacy.util.load_model_from_config(config, auto_fill=True).to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    inner = list(thinc_models(loaded.get_pipe("syntax")))
+    assert inner and all(not node.ops.use_blis for model in inner for node in model.walk())
+    assert [annotations(loaded(t)) for t in TEXTS] == before

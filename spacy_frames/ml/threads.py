@@ -15,7 +15,7 @@ unchanged on the benchmark documents), its tok2vec about three times faster on 2
 
 import os
 import sys
-from typing import Callable
+from typing import Callable, Iterator
 
 from spacy.language import Language
 from spacy.util import registry
@@ -51,11 +51,22 @@ def make_numpy_blas() -> Callable[[Language], Language]:
     def use_numpy_blas(nlp: Language) -> Language:
         ops = NumpyOps(use_blis=False)
         for _, component in nlp.pipeline:
-            model = getattr(component, "model", None)
-            if isinstance(model, Model):
+            for model in thinc_models(component):
                 for node in model.walk():
                     if type(node.ops) is NumpyOps:
                         node.ops = ops
         return nlp
 
     return use_numpy_blas
+
+
+def thinc_models(component) -> Iterator[Model]:
+    """A component's thinc model, and those of the components of a pipeline it runs
+    (`inner_pipeline`: installed_syntax's en_core_web_sm)."""
+    model = getattr(component, "model", None)
+    if isinstance(model, Model):
+        yield model
+    inner = getattr(component, "inner_pipeline", None)
+    if isinstance(inner, Language):
+        for _, proc in inner.pipeline:
+            yield from thinc_models(proc)

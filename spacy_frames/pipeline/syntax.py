@@ -62,6 +62,12 @@ class InstalledSyntax:
         self.syntax_nlp = load_syntax_pipeline(nlp, name, package, self.components, version)
         self._procs = [self.syntax_nlp.get_pipe(c) for c in self.components]
 
+    @property
+    def inner_pipeline(self) -> Language:
+        """The installed pipeline it runs (`spacy-frames.numpy_blas.v1` reaches its layers
+        through it)."""
+        return self.syntax_nlp
+
     def __call__(self, doc: Doc) -> Doc:
         for proc in self._procs:
             doc = proc(doc)
