@@ -35,7 +35,7 @@ OVERRIDES: List = [
     ("frame_identifier", "lexicon_filter", False, frames, len),
     ("frame_elements", "threshold", 2.0, fes, len),
     ("frame_elements", "threshold", -2.0, fes, len),
-    ("frame_elements", "decoding", "greedy", fes, len),
+    ("frame_elements", "use_excludes", False, fes, len),
     ("discourse_sense", "decoding", "top-down", lambda d: [r["sense"] for r in d._.discourse_relations], len),
     ("frame_inducer", "assignment", "nearest", lambda d: [s._.induced_frame for s in d._.frames], len),
     ("media_framer", "threshold", 0.05, lambda d: list(d._.media_frames), len),

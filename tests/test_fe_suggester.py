@@ -22,6 +22,9 @@ def parsed_doc():
 
 
 def suggest(doc, **settings):
+    """Every n-gram of the window and no target candidate unless `settings` say otherwise
+    (the suggester's own defaults are the shipped recipe: gap 0, the target included)."""
+    settings = {"ngram_gap": None, "include_target": False, **settings}
     suggester = registry.misc.get("spacy-frames.fe_candidate_suggester.v1")(**settings)
     (rows,) = doc_rows(suggester([doc]))
     return {(r[2], r[3]) for r in rows}, rows

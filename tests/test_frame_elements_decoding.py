@@ -9,7 +9,7 @@ import pytest
 from spacy.util import registry
 
 from spacy_frames.losses.frame_elements import FrameElementLoss
-from spacy_frames.pipeline.span_decoding import decode, exact, greedy
+from spacy_frames.pipeline.span_decoding import exact, greedy
 
 
 def test_frame_element_loss_value_by_hand():
@@ -52,12 +52,9 @@ def test_decoders_keep_the_constraints():
         (4, 5, "Recipient", 0.9),
         (6, 7, "Time", -0.5),  # no gain: never taken
     ]
-    for method in ("greedy", "exact"):
-        out = decode(cands, method)
-        assert [c[2] for c in out] == ["Donor", "Recipient"]
-    assert decode(cands, "exact", excludes={"Donor": {"Recipient"}}) == [(1, 3, "Theme", 1.5), (4, 5, "Donor", 1.0)]
-    with pytest.raises(ValueError, match="unknown decoding"):
-        decode(cands, "viterbi")
+    for decoder in (greedy, exact):
+        assert [c[2] for c in decoder(cands)] == ["Donor", "Recipient"]
+    assert exact(cands, excludes={"Donor": {"Recipient"}}) == [(1, 3, "Theme", 1.5), (4, 5, "Donor", 1.0)]
 
 
 def test_exact_beats_greedy_where_greedy_is_myopic():
@@ -109,5 +106,3 @@ def test_a_second_piece_of_one_fe_only_with_max_pieces_and_never_touching(decode
     two = decoder(cands, None, 2)
     assert [c[:3] for c in two] == [(0, 1, "Entity"), (2, 4, "Place"), (4, 5, "Entity")]
     assert len([c for c in decoder(cands + [(6, 7, "Entity", 3.0)], None, 2) if c[2] == "Entity"]) == 2
-    with pytest.raises(ValueError, match="max_pieces"):
-        decode(cands, "exact", None, 0)

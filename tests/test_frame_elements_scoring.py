@@ -96,14 +96,14 @@ def test_open_sesame_measure_counts_fes_on_the_target_and_gold_targets_only(nlp)
 
 
 def test_new_frames_fes_split_by_names_seen_in_training_or_new(nlp):
-    """fe_names_seen_or_new: the pipeline (here none: the predicted FEs are preset) scored
-    by whether each FE name is one the model was trained on."""
+    """fe_names_seen_or_new: the scorer's per-FE-name counts split by whether each FE name
+    is one the model was trained on."""
     from spacy_frames.scoring.frame_elements_eval import fe_names_seen_or_new
 
     gold = [(0, 1, "Donor"), (2, 3, "Recipient"), (3, 5, "Theme"), (8, 9, "Time")]
     pred = [(0, 1, "Donor"), (3, 5, "Theme"), (8, 9, "Purpose")]
-    eg = giving_docs(nlp, gold, pred)
-    counts = fe_names_seen_or_new(nlp, [eg], trained={"Donor", "Recipient", "Purpose"})
+    per_type = score_frame_elements([giving_docs(nlp, gold, pred)])["fe_per_type"]
+    counts = fe_names_seen_or_new(per_type, trained={"Donor", "Recipient", "Purpose"})
     assert counts == {
         "gold_seen": 2,
         "predicted_seen": 2,

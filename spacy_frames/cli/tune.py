@@ -5,7 +5,7 @@ run-time settings in the component's cfg and in config.cfg, which a loaded pipel
 built from (pipeline/base.py)."""
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
@@ -93,31 +93,18 @@ def tune_fe_threshold_cli(
     corpus: Path = Opt(Path("corpus/framenet15/dev.spacy"), "--corpus", help="Dev corpus with gold FEs"),
     output: Path = Opt(..., "--output", "-o", help="JSON file to write (the sweep)"),
     output_model: Optional[Path] = Opt(None, "--output-model", help="Save the pipeline with the chosen settings here"),
-    ngram_gap: List[str] = Opt(
-        ["none", "2", "0"],
-        "--ngram-gap",
-        help="Candidate n-gram gaps to try (repeat; 'none': every n-gram of the window)",
-    ),
-    max_pieces: List[int] = Opt(
-        [1], "--max-pieces", help="Most spans per FE of a target to try (repeat: --max-pieces 1 --max-pieces 2)"
-    ),
     criterion: str = Opt(
         "fe_os_f", "--criterion", help="What to maximise: fe_os_f (open-sesame's measure) or fe_f (exact span and name)"
     ),
     # fmt: on
 ):
-    """Choose frame_elements' candidate n-gram gap, decoding, pieces per FE and decision
-    threshold on dev (gold frames)."""
+    """Choose frame_elements' decision threshold on dev (gold frames)."""
     import spacy
     import srsly
 
     from ..extensions import install_extensions
     from ..scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
 
-    try:
-        gaps = [None if g.lower() in ("none", "null") else int(g) for g in ngram_gap]
-    except ValueError:
-        raise typer.BadParameter(f"--ngram-gap takes integers >= 0 or 'none', got {ngram_gap}") from None
     try:
         install_extensions()
         nlp = spacy.load(model)
@@ -128,8 +115,6 @@ def tune_fe_threshold_cli(
             fe_examples(nlp, corpus),
             nlp=nlp,
             thresholds=DEFAULT_FE_THRESHOLDS,
-            ngram_gaps=gaps,
-            max_pieces=max_pieces,
             criterion=criterion,
         )
         result.update({"model": str(model), "corpus": str(corpus)})
@@ -145,8 +130,7 @@ def tune_fe_threshold_cli(
     srsly.write_json(output, result)
     best, before = result["best"], result["before"]
     typer.echo(
-        f"best: n-gram gap {best['ngram_gap']}, {best['decoding']} decoding, {best['max_pieces']} piece(s) per FE, "
-        f"threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}, "
+        f"best: threshold {best['threshold']}: FE P {best['fe_p']}  R {best['fe_r']}  F {best['fe_f']}, "
         f"open-sesame F {best['fe_os_f']} ({best['candidate_rows']} candidate rows)"
         + (f" (was {before['fe_f']} at {before['threshold']}, {before['candidate_rows']} rows)" if before else "")
     )

@@ -1,11 +1,6 @@
-"""frame_elements: each candidate span of a target against the FEs of the target's frame.
-
-A row is one candidate span; its columns are "no FE" (column 0) followed by the FEs of
-its target's frame, padded to the widest frame of the batch (mask 0 on the padding). The
-loss is softmax cross-entropy over the unmasked columns at a temperature. Most
-candidates are no FE: their rows are weighted by `none_weight`, so the rare FE rows are
-not drowned out (the loss is the weighted mean over rows).
-"""
+"""frame_elements' loss: per candidate row, softmax cross-entropy at a temperature over its
+columns, "no FE" (column 0) and the FEs of its target's frame (mask 0 on the padding); the
+many no-FE rows weigh `none_weight`, so the rare FE rows are not drowned out."""
 
 from typing import Optional, Tuple
 

@@ -61,32 +61,27 @@ def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray)
 
 def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, List[Row]]]) -> numpy.ndarray:
     """Per row of each doc, stacked: one-hot of the span root's dependency label, and
-    RELATIONS flags (none for a doc without a parse). Computed in one pass over the parsed
-    docs' tokens stacked (heads never point out of their doc), so a batch of
-    short docs costs one pass, not one per doc. Roots are found once per distinct span."""
-    counts = [len(r) for r in rows]
-    feats = numpy.zeros((sum(counts), N_SYNTAX), dtype="f")
-    row_starts = numpy.cumsum([0] + counts)
-    parsed = [i for i, doc in enumerate(docs) if counts[i] and doc.has_annotation("DEP")]
-    if not parsed:
-        return feats
-    token_starts = numpy.cumsum([0] + [len(docs[i]) for i in parsed])
-    heads = numpy.concatenate(
-        [
-            numpy.arange(len(docs[i])) + docs[i].to_array(HEAD).astype("int64") + start
-            for i, start in zip(parsed, token_starts)
-        ]
-    )
-    deps = _dep_columns(numpy.concatenate([docs[i].to_array(DEP) for i in parsed]))
-    left, right = subtree_edges(heads)  # right: one past the subtree's last token
-    stacked = numpy.concatenate(
-        [numpy.asarray(rows[i], dtype="int64").reshape(-1, 4) + start for i, start in zip(parsed, token_starts)]
-    )
-    ts, te, ss, se = stacked.T
+    RELATIONS flags (none for a doc without a parse)."""
+    feats = [numpy.zeros((len(doc_rows), N_SYNTAX), dtype="f") for doc_rows in rows]
+    for doc, doc_rows, out in zip(docs, rows, feats):
+        if not len(out) or not doc.has_annotation("DEP"):
+            continue
+        heads = numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")
+        deps = _dep_columns(doc.to_array(DEP))
+        left, right = subtree_edges(heads)
+        span_root, relations = root_relations(heads, deps, left, right, numpy.asarray(doc_rows, dtype="int64"))
+        out[numpy.arange(len(out)), deps[span_root]] = 1.0
+        out[:, len(DEP_LABELS) + 1 :] = numpy.column_stack(relations)
+    return numpy.concatenate(feats) if feats else numpy.zeros((0, N_SYNTAX), dtype="f")
+
+
+def root_relations(heads, deps, left, right, rows: numpy.ndarray) -> Tuple[numpy.ndarray, Tuple[numpy.ndarray, ...]]:
+    """Each row's span root and its RELATIONS flags, from the tokens' heads, DEP_LABELS
+    columns and subtree edges (`right` one past the subtree's last token)."""
+    ts, te, ss, se = rows.reshape(-1, 4).T
     span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
-    head = heads[span_root]
+    head, target_head = heads[span_root], heads[target_root]
     has_head = head != span_root
-    target_head = heads[target_root]
     prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
     relations = (
         (ts <= head) & (head < te) & has_head,
@@ -95,12 +90,7 @@ def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, Lis
         (head == target_head) & has_head,
         (left[span_root] == ss) & (right[span_root] == se),
     )
-    # the parsed docs' rows among all rows (the others have no syntax features)
-    at = numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])
-    feats[at, deps[span_root]] = 1.0
-    for k, which in enumerate(relations):
-        feats[at, len(DEP_LABELS) + 1 + k] = which
-    return feats
+    return span_root, relations
 
 
 # the DEP_LABELS' string hashes (what Doc.to_array(DEP) holds), sorted, and their columns

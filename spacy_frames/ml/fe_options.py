@@ -1,11 +1,8 @@
-"""frame_elements' option scores (`fe_option_scores`, the last layer of
-`spacy-frames.FrameElementScorer.v3`): each row's unit span vector against the queries of
-its target's options, cosine. The layer holds the FE table: a learned "no FE" vector
-(`no_fe`), one learned vector per FE name (`fe_vectors`, row i for FE table row i + 1; the
-component grows it when an inventory brings new FE names) and a learned square map
-(`fe_map`, the identity at the start) applied to the FE vectors. Rows whose targets have
-the same options are scored with one matrix product, so a long doc's many rows stay cheap.
-"""
+"""frame_elements' option scores (`fe_option_scores`, the model's last layer): the cosine of
+each row's span vector with its target's options: a learned "no FE" vector (`no_fe`) and
+the learned FE table (`fe_vectors`, row i for table row i + 1) through a learned square map
+(`fe_map`, the identity at the start). Rows of targets with the same options share one
+matrix product, so a long doc's many rows stay cheap."""
 
 from typing import Dict, List, Tuple
 

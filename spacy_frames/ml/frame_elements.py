@@ -1,24 +1,14 @@
-"""frame_elements' model (`spacy-frames.FrameElementScorer.v3`): candidate spans of each
-target scored against "no FE" and the FEs of the target's frame, as a chain of three thinc
-layers in the shape of spaCy's spancat (`chain(tok2vec, extract_spans, reduce, scorer)`):
+"""frame_elements' model (`spacy-frames.FrameElementScorer.v3`): a chain of three thinc
+layers in spancat's shape (`chain(tok2vec, extract_spans, reduce, scorer)`), each owning
+its parameters and backprop; the input is `FECandidates`, the output the scores (n_rows,
+most options of a target; 0 where a row's target has fewer: `option_mask`).
 
-1. `fe_row_features`: the candidate rows' features. The shared transformer's token
-   vectors (a listener) are mean-pooled once over each distinct span the batch needs
-   (the candidate, its target, its first and last token) and projected to `token_width`;
-   each row also gets 0/1 features (`fe_features`): its side and gap to the target, its
-   length, whether it is the target itself, and, when the doc is parsed, the dependency
-   label of its root and how that root hangs from the target.
-2. `fe_span_vectors`: per row, the span, the target, their product, the first and last
-   token and the 0/1 features through a ReLU layer and a linear map, L2-normalised.
-3. `fe_option_scores` (`fe_options.py`): each row's cosine with the queries of its
-   options: a learned "no FE" vector and one learned vector per FE name (the FE table),
-   through a learned square map that starts as the identity.
-
-The input is `FECandidates`; the output the scores (n_rows, most options of a target),
-0 on the columns a row's target does not have (`option_mask`). Each layer owns its
-parameters and its backprop. Prediction pools the projected tokens and factorises the
-first layer (`predict_hidden`): the training forward's numbers up to float rounding
-(a test holds them equal).
+1. `fe_row_features`: the token vectors mean-pooled once per distinct span the batch needs
+   (candidate, target, first and last token) and projected to `token_width`, and each
+   row's 0/1 position and syntax features (`fe_features`).
+2. `fe_span_vectors`: those through a ReLU layer and a linear map, L2-normalised. At
+   prediction the ReLU layer is factorised (`predict_hidden`; a test holds it equal).
+3. `fe_option_scores` (`fe_options.py`): cosines with "no FE" and the FEs of the target's frame.
 """
 
 from typing import List, NamedTuple, Optional, Tuple

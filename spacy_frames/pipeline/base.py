@@ -265,17 +265,6 @@ def set_runtime_settings(nlp: Language, name: str, settings: Dict[str, Any]) -> 
     nlp.get_pipe_config(name).update(settings)
 
 
-def set_config_block(nlp: Language, name: str, block: str, values: Dict[str, Any]) -> None:
-    """Update a registered block of the component `name`'s config (its suggester's
-    settings, say; a key the block lacks is added): config.cfg saves it and a loaded
-    pipeline builds the block from it. The built component is left as it is."""
-    pipe_config = nlp.get_pipe_config(name)
-    section = pipe_config.get(block)
-    if not isinstance(section, dict):
-        raise ValueError(f"{name} has no block '{block}' in its config")
-    pipe_config[block] = {**section, **values}
-
-
 def finish_update_params(
     model: Model,
     sgd: Optimizer,

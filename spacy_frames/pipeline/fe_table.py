@@ -1,15 +1,9 @@
-"""frame_elements' FE table and the frame inventory it reads.
-
-The frame inventory belongs to frame_identifier (the component `inventory_component`
-names); frame_elements reads it through the owner interface of `inventory_link.py` and
-never saves a copy. The model's FE table has one learned vector per FE name, shared by
-every frame with an FE of that name (FrameNet reuses names: Agent, Time, Place, ...), so
-`fe_names[i]` is the name of table row i + 1 (row 0 is "no FE"). `FETableMixin` keeps the
-table in step with the inventory: built at initialization, grown when a frame with new FE
-names is added or another inventory is swapped in (a new name's vector starts random and
-is untrained, so such FEs are rarely predicted: see docs/frame_elements.md), and indexed
-per frame (`_frame_options`: the table rows of a frame's FEs; `frame_excludes`: FrameNet's
-Excludes pairs).
+"""frame_elements' FE table, kept in step with the frame inventory it reads from its owner
+(frame_identifier, `inventory_link.py`). One learned vector per FE name, shared by every
+frame with an FE of that name (FrameNet reuses Agent, Time, Place, ...): `fe_names[i]`
+names table row i + 1 (row 0 is "no FE"). Built at initialization, grown when the owner
+adds a frame or swaps in an inventory with new FE names (untrained vectors), and indexed
+per frame (`_frame_options`, `frame_excludes`).
 """
 
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
@@ -65,18 +59,18 @@ class FETableMixin:
         return self.inventory_owner
 
     # -- what the owner tells its readers ----------------------------------------------------
-    def frame_added(self, name: str) -> None:
-        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
-        if self.fe_names:
-            self._extend_table(self.inventory.fe_names(name))
-        self._index_table()
-
     def check_inventory(self, inventory: FrameInventory) -> None:
         """Raise before the owner swaps in `inventory` when this component could not use it."""
         if self.fe_names and not any(inventory.fe_names(frame) for frame in inventory.names):
             raise ValueError(
                 f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
             )
+
+    def frame_added(self, name: str) -> None:
+        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
+        if self.fe_names:
+            self._extend_table(self.inventory.fe_names(name))
+        self._index_table()
 
     def inventory_changed(self) -> None:
         """The owner swapped in another inventory: its FE names join the table."""

@@ -1,31 +1,21 @@
-"""frame_elements: the arguments of every frame target.
+"""frame_elements: the arguments of every frame target (method and numbers:
+docs/frame_elements.md).
 
-For each frame span of `doc.spans[spans_key]` (frame_identifier's output, or frames the
-caller put there) the suggester (`spacy-frames.fe_candidate_suggester.v1`) proposes
-candidate spans of its sentence: short n-grams next to the target, every subtree of the
-dependency parse and the target itself (FrameNet's incorporated FEs: *president* is the
-Leader of Leadership). The model (`spacy-frames.FrameElementScorer.v3`) scores each
-candidate, as seen from its target, against "no FE" and the FEs of the target's frame
-only, each FE name a learned vector; per target the decoder (`span_decoding`) keeps the
-best valid set: no two FEs overlap, each FE at most `max_pieces` times (in pieces that
-never touch), no two FEs that FrameNet's Excludes forbids together.
+For each frame span of `doc.spans[spans_key]` the suggester proposes candidate spans of its
+sentence (the target itself included: FrameNet's incorporated FEs); the model
+(`spacy-frames.FrameElementScorer.v3`) scores each against "no FE" and the FEs of the
+target's frame; per target the decoder (`span_decoding.exact`) keeps the best valid set:
+no two FEs overlap, each FE at most once, no two FEs that FrameNet's Excludes forbids.
 
-The frame inventory is frame_identifier's (the component `inventory_component` names),
-read through `inventory_link.InventoryOwner` and never saved here. A frame added later
-(`spacy_frames.add_frame`, or another FrameNet release through `set_inventory`) gets frame
-elements at once; an FE name the model never trained on starts from a random vector and
-is rarely predicted (docs/frame_elements.md measures it). Frames the inventory does not
-know get none, with one warning.
-
-Output: every FE span in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to its
-target (`extensions.make_fe_span`); `target._.frame_elements` lists a target's FEs.
-Training reads the gold frames of `targets_key` (teacher forcing, as open-sesame trains
-argument identification on gold frames) and the gold FEs of `fe_key`; docs without gold
-targets are skipped.
+The frame inventory is frame_identifier's (`inventory_component`), read through
+`inventory_link.InventoryOwner` and never saved here; frames it does not know get no FEs.
+Output: the FE spans in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to the
+target (`extensions.make_fe_span`). Training reads the gold frames of `targets_key`
+(teacher forcing) and the gold FEs of `fe_key`; docs without gold targets are skipped.
 """
 
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
 import srsly
@@ -40,19 +30,18 @@ from thinc.types import Floats2d
 from ..extensions import FE_KEY, FRAMES_KEY, TARGETS_KEY, align_target, fe_target_id, make_fe_span
 from ..inventory.frames import FrameInventory
 from ..losses import FrameElementLoss
-from ..ml.frame_elements import FECandidates, option_mask
+from ..ml.frame_elements import FECandidates, option_mask, stacked_rows
 from ..scoring.frame_elements import score_frame_elements
+from ..scoring.prf import pct
 from ..suggesters import to_numpy
 from ..suggesters.frame_elements import build_fe_candidate_suggester
 from ..util import consecutive_chunks
-from .base import FramesPipe, default_tok2vec_config
-from .fe_fitting import FEFittingMixin
+from .base import FramesPipe, default_tok2vec_config, set_runtime_settings
 from .fe_table import FETableMixin
 from .sharing import skip_batch
-from .span_decoding import decode
+from .span_decoding import exact
 
-# the recipe en_frames_trf ships (configs/frames_stage2_fe.cfg; a test holds them equal),
-# with a small CNN instead of the transformer listener so add_pipe works offline
+# the shipped recipe (configs/frames_stage2_fe.cfg), a small CNN for the listener (offline)
 default_model_config = """
 [model]
 @architectures = "spacy-frames.FrameElementScorer.v3"
@@ -62,7 +51,6 @@ query_width = 384
 dropout = 0.1
 """ + default_tok2vec_config(384)
 DEFAULT_FRAME_ELEMENTS_MODEL = Config().from_str(default_model_config)["model"]
-DECODINGS = ("exact", "greedy")
 GOLD_FRAMES_KEY = "_frame_elements_gold"  # transient, during update only
 # candidate rows per model call in prediction (bounds a long doc's memory)
 MAX_ROWS = 20000
@@ -78,20 +66,12 @@ MAX_ROWS = 20000
         "fe_key": FE_KEY,
         "targets_key": TARGETS_KEY,
         "inventory_component": "frame_identifier",
-        "decoding": "exact",
         "use_excludes": True,
-        "max_pieces": 1,
         "threshold": 0.0,
         "head_lr_scale": 30.0,
-        "loss": {"@losses": "spacy-frames.FrameElementLoss.v1", "temperature": 0.1, "none_weight": 0.2},
-        "suggester": {
-            "@misc": "spacy-frames.fe_candidate_suggester.v1",
-            "max_ngram": 4,
-            "window": 30,
-            "subtrees": True,
-            "ngram_gap": 0,
-            "include_target": True,
-        },
+        # the registered functions' defaults are the shipped recipe
+        "loss": {"@losses": "spacy-frames.FrameElementLoss.v1"},
+        "suggester": {"@misc": "spacy-frames.fe_candidate_suggester.v1"},
         "scorer": {"@scorers": "spacy-frames.frame_elements_scorer.v1"},
     },
     default_score_weights={
@@ -112,35 +92,18 @@ def make_frame_elements(
     fe_key: str,
     targets_key: str,
     inventory_component: str,
-    decoding: str,
     use_excludes: bool,
-    max_pieces: int,
     threshold: float,
     head_lr_scale: float,
     loss: Callable,
     suggester: Callable,
     scorer: Optional[Callable],
 ) -> "FrameElements":
-    """Create a frame_elements component.
-
-    model (Model): spacy-frames.FrameElementScorer.v3.
-    spans_key (str): doc.spans key of the frame spans whose FEs are labelled.
-    fe_key (str): doc.spans key the FE spans are written to (and read from, gold).
-    targets_key (str): doc.spans key of the gold targets (label = frame) in training data.
-    inventory_component (str): the component (frame_identifier) whose frame inventory this
-        one reads.
-    decoding (str): "exact" (the best valid set per target) or "greedy" (by gain).
-    use_excludes (bool): forbid FE pairs that FrameNet's Excludes relation forbids.
-    max_pieces (int): the most spans one FE of a target may have (2: a discontinuous FE,
-        "[people] ... [who]", gets its second piece; pieces never touch).
-    threshold (float): the gain (log p(FE) - log p(no FE)) a candidate must exceed.
-    head_lr_scale (float): learning-rate multiplier of the component's own weights: trained
-        jointly with a fine-tuned transformer at its small learning rate, the fresh head
-        needs a larger one.
-    loss (Callable): spacy-frames.FrameElementLoss.v1.
-    suggester (Callable): candidate spans per target (spacy-frames.fe_candidate_suggester.v1).
-    scorer (Optional[Callable]): spacy-frames.frame_elements_scorer.v1.
-    """
+    """Create a frame_elements component. inventory_component: the component (frame_identifier)
+    whose frame inventory this one reads; use_excludes: forbid FE pairs that FrameNet's
+    Excludes relation forbids; threshold: the gain (log p(FE) - log p(no FE)) a candidate
+    must exceed; head_lr_scale: the learning-rate multiplier of the component's own weights
+    (a fresh head trained beside a fine-tuned transformer needs a larger one)."""
     return FrameElements(
         nlp.vocab,
         model,
@@ -149,9 +112,7 @@ def make_frame_elements(
         fe_key=fe_key,
         targets_key=targets_key,
         inventory_component=inventory_component,
-        decoding=decoding,
         use_excludes=use_excludes,
-        max_pieces=max_pieces,
         threshold=threshold,
         head_lr_scale=head_lr_scale,
         loss=loss,
@@ -165,10 +126,10 @@ def make_frame_elements_scorer() -> Callable:
     return score_frame_elements
 
 
-class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
+class FrameElements(FETableMixin, FramesPipe):
     """Label the frame elements of frame spans (see the module docstring)."""
 
-    runtime_settings = ("threshold", "decoding", "max_pieces", "use_excludes")
+    runtime_settings = ("threshold", "use_excludes")
 
     def __init__(
         self,
@@ -180,19 +141,13 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         fe_key: str = FE_KEY,
         targets_key: str = TARGETS_KEY,
         inventory_component: str = "frame_identifier",
-        decoding: str = "exact",
         use_excludes: bool = True,
-        max_pieces: int = 1,
         threshold: float = 0.0,
         head_lr_scale: float = 30.0,
         loss: Optional[Callable] = None,
         suggester: Optional[Callable] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
-        if decoding not in DECODINGS:
-            raise ValueError(f"frame_elements: decoding must be one of {DECODINGS}, got {decoding!r}")
-        if max_pieces < 1:
-            raise ValueError(f"frame_elements: max_pieces must be >= 1, got {max_pieces}")
         if head_lr_scale <= 0:
             raise ValueError(f"frame_elements: head_lr_scale must be > 0, got {head_lr_scale}")
         if not model.has_ref("options"):
@@ -202,9 +157,7 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
             "fe_key": fe_key,
             "targets_key": targets_key,
             "inventory_component": inventory_component,
-            "decoding": decoding,
             "use_excludes": use_excludes,
-            "max_pieces": max_pieces,
             "threshold": float(threshold),
             "head_lr_scale": head_lr_scale,
         }
@@ -275,16 +228,13 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
         fe_names = numpy.asarray(self.fe_names or [""], dtype=object)
-        decoding, max_pieces = self.cfg["decoding"], self.cfg["max_pieces"]
         per_target = iter(self._positive_candidates(predictions))
         for doc, doc_targets in zip(docs, predictions["targets"]):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
             for target in doc_targets:
                 start, end, label, gain = next(per_target)
                 cands = list(zip(start.tolist(), end.tolist(), fe_names[label - 1].tolist(), gain.tolist()))
-                for fe_start, fe_end, fe_label, _ in decode(
-                    cands, decoding, self.frame_excludes(target.label_), max_pieces
-                ):
+                for fe_start, fe_end, fe_label, _ in exact(cands, self.frame_excludes(target.label_)):
                     group.append(make_fe_span(target, fe_start, fe_end, fe_label))
             doc.spans[self.cfg["fe_key"]] = group
 
@@ -305,7 +255,7 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         option_rows = numpy.zeros((n_targets, scores.shape[1]), dtype="int64")
         for t, opts in enumerate(candidates.options):
             option_rows[t, : len(opts)] = opts
-        flat = numpy.concatenate(candidates.rows) if candidates.rows else numpy.zeros((0, 4), dtype="int64")
+        flat = stacked_rows(candidates)
         fields = (flat[row, 2], flat[row, 3], option_rows[target, option + 1], gains[row, option])
         bounds = numpy.searchsorted(target, numpy.arange(n_targets + 1))
         return [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
@@ -374,6 +324,47 @@ class FrameElements(FETableMixin, FEFittingMixin, FramesPipe):
         if scale == 1.0:
             return {}
         return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
+
+    # -- the decision threshold, fitted on dev (`spacy-frames tune-fe-threshold`) -------------
+    def find_threshold(
+        self,
+        examples: Sequence[Example],
+        *,
+        nlp: Language,
+        thresholds: Sequence[float],
+        criterion: str = "fe_f",
+        batch_size: int = 32,
+    ) -> Dict[str, Any]:
+        """Choose the threshold for `criterion` on `examples` (gold frames; a dev set): "fe_f"
+        (exact span and name) or "fe_os_f" (open-sesame's measure), and use it: in cfg and
+        the pipeline's config (`set_runtime_settings`). The model runs once; each threshold
+        re-decodes. Returns the configured threshold's row ("before"), the best and the grid
+        (both measures in every row)."""
+        if criterion not in ("fe_f", "fe_os_f"):
+            raise ValueError(f"[{self.name}] criterion must be 'fe_f' or 'fe_os_f', got {criterion!r}")
+        # the components before this one, the inventory's owner excepted (the gold frames are read)
+        before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != self.cfg["inventory_component"]]
+        with nlp.select_pipes(enable=before):
+            docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+        chunks = [docs[i : i + batch_size] for i in range(0, len(docs), batch_size)]
+        predictions = [self.predict(chunk) for chunk in chunks]
+        n_rows = sum(int(prediction["candidates"].target_sizes.sum()) for prediction in predictions)
+        configured, rows = self.cfg["threshold"], []
+        try:
+            for threshold in thresholds:
+                self.cfg["threshold"] = threshold
+                for chunk, prediction in zip(chunks, predictions):
+                    self.set_annotations(chunk, prediction)
+                scores = score_frame_elements(
+                    [Example(d, eg.reference) for d, eg in zip(docs, examples)], component=self
+                )
+                measures = {key: pct(scores[key]) for key in ("fe_p", "fe_r", "fe_f", "fe_os_p", "fe_os_r", "fe_os_f")}
+                rows.append({"threshold": threshold, "candidate_rows": n_rows, **measures})
+        finally:
+            self.cfg["threshold"] = configured
+        best = {**max(rows, key=lambda row: row[criterion] or 0.0), "criterion": criterion}
+        set_runtime_settings(nlp, self.name, {"threshold": best["threshold"]})
+        return {"before": next((r for r in rows if r["threshold"] == configured), None), "best": best, "grid": rows}
 
     # -- initialization ------------------------------------------------------------------------
     def initialize(

@@ -1,11 +1,7 @@
-"""The one interface between the frame inventory's owner (frame_identifier) and the
-components that read it (frame_elements).
-
-The owner holds the inventory (frames, lexical units, FEs, relations) and is the only one
-that changes it; a reader asks it for the inventory and is told when it changes, as a
-transformer listener is linked to its upstream transformer: by name (the reader's
-`inventory_component`), when the pipeline is built, initialized or loaded (the owner's
-`find_listeners`, spaCy's hook for linking listeners).
+"""The one interface between the frame inventory's owner (frame_identifier, the only one
+that changes it) and the components that read it (frame_elements). A reader names its owner
+(`inventory_component`) and is linked by the owner's `find_listeners` when the pipeline is
+built, initialized or loaded, as a transformer listener is linked to its transformer.
 """
 
 from typing import Any, Iterable, Optional, Protocol, runtime_checkable

@@ -1,13 +1,9 @@
-"""Changing the frames of a loaded pipeline, for every component that depends on them.
+"""Changing the frames of a loaded pipeline: `add_frame` and `set_inventory` go through
+frame_identifier, the inventory's owner, which tells the frame_elements components that read
+it (a disabled one is linked first, so it is updated too). A new frame gets targets and
+frame elements with no retraining; an FE name frame_elements never trained on is
+untrained (docs/frame_elements.md measures both).
 
-frame_identifier owns the frame inventory and scores targets against frame definitions;
-frame_elements reads that inventory (its frames' FE names). `add_frame` and `set_inventory`
-change the inventory through frame_identifier, which updates the frame_elements components
-that read it: a new frame gets targets with no retraining, and frame elements under the FE
-names frame_elements was trained on (a new FE name is untrained; docs/frame_elements.md).
-These functions also link a disabled frame_elements first, so that it is updated too.
-
-    import spacy_frames
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
                            frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "..."}])
     spacy_frames.set_inventory(nlp, "framenet15")  # a release the pipeline carries

@@ -1,17 +1,13 @@
-"""Choosing labelled spans for one target under frame-semantic constraints.
-
-Each candidate is (start, end, label, gain): `gain` is how much better the label is
-than "no label" for that span (log p(label) - log p(none)); only candidates with a
-positive gain are worth taking. A valid choice has no two overlapping spans, each label
-at most `max_pieces` times, and no two labels that exclude each other (FrameNet's FE-to-FE
-Excludes). Pieces of one label never touch: two adjacent pieces would be one span, so a
-second piece is a discontinuous FE ("[people] ... [who]"), never a split one.
-
-- `greedy`: take candidates by gain, keeping each that fits the ones already taken.
-- `exact`: the valid choice with the largest total gain (depth-first branch and bound
-  over the candidates sorted by start, from the greedy choice, pruned by the gain still
-  reachable; small because few candidates of a target have a positive gain). Past `max_exact` positive candidates the lowest-gain ones are dropped
-  before the search, so the cost stays bounded on pathological input.
+"""Choosing labelled spans for one target. A candidate is (start, end, label, gain), gain =
+log p(label) - log p(none) - threshold (only a positive gain is worth taking). A valid
+choice has no two overlapping spans, each label at most `max_pieces` times in pieces that
+never touch (a second piece is a discontinuous FE, "[people] ... [who]"), and no two labels
+that exclude each other (FrameNet's Excludes).
+- `greedy`: by gain, each candidate that fits those taken.
+- `exact` (what frame_elements ships): the valid choice of largest total gain, by depth-first
+  branch and bound from the greedy choice (where the greedy choice takes every positive
+  candidate, as it mostly does, it is the answer); past `max_exact` positive candidates the
+  lowest-gain ones are dropped first, so pathological input stays bounded.
 """
 
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -77,16 +73,3 @@ def exact(
 
     search(0, [], 0.0)
     return sorted(best[1])
-
-
-DECODERS = {"greedy": greedy, "exact": exact}
-
-
-def decode(
-    candidates: Iterable[Candidate], method: str = "exact", excludes: Optional[Excludes] = None, max_pieces: int = 1
-) -> List[Candidate]:
-    if method not in DECODERS:
-        raise ValueError(f"unknown decoding {method!r}: choose from {sorted(DECODERS)}")
-    if max_pieces < 1:
-        raise ValueError(f"max_pieces must be >= 1, got {max_pieces}")
-    return DECODERS[method](list(candidates), excludes, max_pieces)

@@ -1,18 +1,13 @@
-"""Scores of frame-element labelling (the frame_elements scorer): exact span and label.
-
-An FE is the tuple (target start_char, target end_char, FE start_char, FE end_char, FE
-name): character offsets, so gold and predicted tokenisations may differ, and the
-target's frame is not part of the match (a wrong frame shows up as wrong FE names).
-Only docs with gold targets are scored (FrameNet leaves many sentences unannotated); on
-those, every predicted FE of a gold target's offsets counts, FEs of targets that are
-not gold targets do not (they are target-detection errors, scored by frame_identifier).
-:func:`score_frame_elements_open_sesame` scores the same FEs the way open-sesame does
-(per target and FE name, the set of spans, Core FEs weighing more); the registered scorer
-reports both (`fe_os_*` beside `fe_*`).
+"""Scores of frame-element labelling (the frame_elements scorer). An FE is the tuple (target
+start_char, target end_char, FE start_char, FE end_char, FE name): character offsets, so
+tokenisations may differ, and the target's frame is not matched (a wrong frame shows up as
+wrong FE names). Only docs with gold targets are scored, and only the FEs of gold targets'
+offsets (FEs of other targets are detection errors, frame_identifier's). The registered
+scorer reports the strict measure (`fe_*`) and open-sesame's (`fe_os_*`) beside it.
 """
 
 from collections import Counter, defaultdict
-from typing import Any, Dict, Iterable, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, Set, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -28,59 +23,69 @@ def fe_tuples(doc: Doc, fe_key: str = FE_KEY) -> Dict[FETuple, Optional[str]]:
     """The doc's FE spans as FE tuples, each with the frame of its target."""
     out: Dict[FETuple, Optional[str]] = {}
     for span in doc.spans.get(fe_key, []):
-        target, frame = span._.fe_target, span._.fe_frame
-        if target is None:
-            continue
-        out[(target[0], target[1], span.start_char, span.end_char, span.label_)] = frame
+        if span._.fe_target is not None:
+            out[(*span._.fe_target, span.start_char, span.end_char, span.label_)] = span._.fe_frame
     return out
+
+
+def _scored(examples: Iterable[Example], fe_key: str, targets_key: str) -> Iterator[Tuple[Dict, Dict, Dict]]:
+    """Per example with gold targets: the gold and the predicted FE tuples of the gold
+    targets' offsets, and each gold target's frame by its offsets."""
+    for eg in examples:
+        targets = eg.reference.spans.get(targets_key, [])
+        if len(targets):
+            frames: Dict[Tuple[int, int], str] = {}
+            for target in targets:
+                frames.setdefault((target.start_char, target.end_char), target.label_)
+            gold, pred = fe_tuples(eg.reference, fe_key), fe_tuples(eg.predicted, fe_key)
+            yield (
+                {k: v for k, v in gold.items() if k[:2] in frames},
+                {k: v for k, v in pred.items() if k[:2] in frames},
+                frames,
+            )
 
 
 def score_frame_elements(
     examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY, component=None, **kwargs
 ) -> Dict[str, Any]:
-    """fe_p / fe_r / fe_f (micro, exact span and label); fe_core_f / fe_noncore_f (core
-    FEs as the component's inventory types them: Core and Core-Unexpressed);
-    fe_per_type: P/R/F and gold count n per FE name; fe_os_p / fe_os_r / fe_os_f
-    (:func:`score_frame_elements_open_sesame`, with the component's inventory)."""
+    """fe_p / fe_r / fe_f (micro, exact span and label); fe_core_f / fe_noncore_f (core FEs
+    as the component's inventory types them: Core and Core-Unexpressed); fe_per_type: P/R/F,
+    gold (n), correct (tp) and predicted (pred) counts per FE name; fe_os_p / fe_os_r /
+    fe_os_f (`score_frame_elements_open_sesame`, with the component's inventory)."""
     inventory = _inventory_of(component)
     examples = list(examples)
-    open_sesame = score_frame_elements_open_sesame(
-        examples, inventory=inventory, fe_key=fe_key, targets_key=targets_key
-    )
-    counts: Dict[str, Counter] = defaultdict(Counter)
-    per_type: Dict[str, Counter] = defaultdict(Counter)
+    counts: Dict[str, Counter] = defaultdict(Counter)  # "all", "core", "noncore", "unknown", then per FE name
     n_docs = 0
-    for eg in examples:
-        gold_targets = eg.reference.spans.get(targets_key, [])
-        if not len(gold_targets):
-            continue
+    for gold, pred, _ in _scored(examples, fe_key, targets_key):
         n_docs += 1
-        target_offsets: Set[Tuple[int, int]] = {(t.start_char, t.end_char) for t in gold_targets}
-        gold = {k: v for k, v in fe_tuples(eg.reference, fe_key).items() if (k[0], k[1]) in target_offsets}
-        pred = {k: v for k, v in fe_tuples(eg.predicted, fe_key).items() if (k[0], k[1]) in target_offsets}
-        for key, frame in gold.items():
-            group = _core_group(inventory, frame, key[4])
-            hit = key in pred
-            for name in ("all", group):
-                counts[name]["n"] += 1
-                counts[name]["tp"] += hit
-            per_type[key[4]]["n"] += 1
-            per_type[key[4]]["tp"] += hit
-        for key, frame in pred.items():
-            for name in ("all", _core_group(inventory, frame, key[4])):
-                counts[name]["pred"] += 1
-            per_type[key[4]]["pred"] += 1
-    if not n_docs:
-        empty = {"fe_p": None, "fe_r": None, "fe_f": None, "fe_core_f": None, "fe_noncore_f": None}
-        return {**empty, **open_sesame, "fe_per_type": {}}
-    p, r, f = prf(counts["all"]["tp"], counts["all"]["pred"], counts["all"]["n"])
-    scores: Dict[str, Any] = {"fe_p": p, "fe_r": r, "fe_f": f, **open_sesame}
-    for group in ("core", "noncore"):
-        c = counts[group]
-        scores[f"fe_{group}_f"] = prf(c["tp"], c["pred"], c["n"])[2] if c["n"] or c["pred"] else None
-    scores["fe_per_type"] = {
-        name: dict(zip("prf", prf(c["tp"], c["pred"], c["n"])), n=c["n"]) for name, c in sorted(per_type.items())
-    }
+        for tuples, kind in ((gold, "n"), (pred, "pred")):
+            for key, frame in tuples.items():
+                hit = kind == "n" and key in pred
+                for name in ("all", _core_group(inventory, frame, key[4]), f"fe:{key[4]}"):
+                    counts[name][kind] += 1
+                    counts[name]["tp"] += hit
+    scores: Dict[str, Any] = dict.fromkeys(("fe_p", "fe_r", "fe_f", "fe_core_f", "fe_noncore_f"))
+    scores.update(
+        score_frame_elements_open_sesame(examples, inventory=inventory, fe_key=fe_key, targets_key=targets_key)
+    )
+    scores["fe_per_type"] = {}
+    if n_docs:
+        scores.update(
+            zip(("fe_p", "fe_r", "fe_f"), prf(counts["all"]["tp"], counts["all"]["pred"], counts["all"]["n"]))
+        )
+        for group in ("core", "noncore"):
+            c = counts[group]
+            scores[f"fe_{group}_f"] = prf(c["tp"], c["pred"], c["n"])[2] if c["n"] or c["pred"] else None
+        scores["fe_per_type"] = {
+            name[3:]: {
+                **dict(zip("prf", prf(c["tp"], c["pred"], c["n"]))),
+                "n": c["n"],
+                "tp": c["tp"],
+                "pred": c["pred"],
+            }
+            for name, c in sorted(counts.items())
+            if name.startswith("fe:")
+        }
     return scores
 
 
@@ -88,37 +93,26 @@ def score_frame_elements_open_sesame(
     examples: Iterable[Example], *, inventory=None, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY
 ) -> Dict[str, Optional[float]]:
     """fe_os_p / fe_os_r / fe_os_f: open-sesame's labeled argument-identification measure
-    (``labeled_eval`` of its ``sesame/evaluation.py``).
-
-    Per gold target (its character offsets; FEs of other targets do not count, as in
-    :func:`score_frame_elements`) and per FE name: the name is correct when the set of its
-    predicted spans equals the set of its gold spans (so every piece of a discontinuous FE
-    must be predicted, and an extra piece makes the name wrong). A name weighs 1 when it is
-    a Core FE of the gold target's frame (core type "Core" only) and 0.5 otherwise; every
-    name weighs 1 when the frame is not in ``inventory`` (or there is none). P = weighted
-    correct / weighted predicted names, R = weighted correct / weighted gold names; the
-    frame itself is no scored item. None when no doc has gold targets."""
+    (``labeled_eval`` of its ``sesame/evaluation.py``). Per gold target and FE name, the name
+    is correct when the set of its predicted spans equals the set of its gold spans (every
+    piece of a discontinuous FE, no extra one). A name weighs 1 when it is a Core FE of the
+    gold target's frame (core type "Core" only; every name when ``inventory`` lacks the
+    frame) and 0.5 otherwise. P = weighted correct / predicted, R = weighted correct / gold;
+    the frame itself is no scored item. None when no doc has gold targets."""
     totals: Counter = Counter()
     core_sets: Dict[str, Optional[Set[str]]] = {}
     n_docs = 0
-    for eg in examples:
-        gold_targets = eg.reference.spans.get(targets_key, [])
-        if not len(gold_targets):
-            continue
+    for gold, pred, frames in _scored(examples, fe_key, targets_key):
         n_docs += 1
-        frames: Dict[Tuple[int, int], str] = {}
-        for target in gold_targets:
-            frames.setdefault((target.start_char, target.end_char), target.label_)
-        gold, pred = _fe_span_sets(eg.reference, fe_key), _fe_span_sets(eg.predicted, fe_key)
+        gold_sets, pred_sets = _fe_span_sets(gold), _fe_span_sets(pred)
         for offsets, frame in frames.items():
             if frame not in core_sets:
                 core_sets[frame] = _core_names(inventory, frame)
             core = core_sets[frame]
-            gold_names, pred_names = gold.get(offsets, {}), pred.get(offsets, {})
+            gold_names, pred_names = gold_sets.get(offsets, {}), pred_sets.get(offsets, {})
             for name, spans in gold_names.items():
-                weight = _os_weight(core, name)
-                totals["gold"] += weight
-                totals["tp"] += weight if pred_names.get(name) == spans else 0.0
+                totals["gold"] += _os_weight(core, name)
+                totals["tp"] += _os_weight(core, name) if pred_names.get(name) == spans else 0.0
             totals["pred"] += sum(_os_weight(core, name) for name in pred_names)
     if not n_docs:
         return dict.fromkeys(OPEN_SESAME_KEYS)
@@ -133,10 +127,10 @@ def _inventory_of(component):
         return None
 
 
-def _fe_span_sets(doc: Doc, fe_key: str) -> Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]]:
+def _fe_span_sets(tuples: Dict[FETuple, Any]) -> Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]]:
     """Per target offsets, per FE name, the set of its spans' character offsets."""
     out: Dict[Tuple[int, int], Dict[str, Set[Tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
-    for t_start, t_end, start, end, name in fe_tuples(doc, fe_key):
+    for t_start, t_end, start, end, name in tuples:
         out[(t_start, t_end)][name].add((start, end))
     return out
 

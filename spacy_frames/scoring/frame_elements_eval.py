@@ -1,22 +1,14 @@
-"""Evaluation of frame_elements on the converted FrameNet corpora (metrics/frame_elements.json).
-
-Settings, each scored with the component's registered scorer through `nlp.evaluate`:
-- gold targets and gold frames (the argument-identification measure of open-sesame and
-  frame-semantic-transformer): the reader puts the gold frames in doc.spans["frames"]
-  and frame_identifier is disabled;
-- end to end from raw text: frame_identifier finds the targets and their frames, and an
-  FE counts only when its target, span and name are all right.
-FN1.7 dev is scored with the FN1.7 inventory swapped into both components (no
-retraining; the caller swaps it, `spacy_frames.set_inventory`), on all targets and on the
-targets whose frame is new in 1.7.
-Each setting gets the strict measure (fe_p / fe_r / fe_f) and open-sesame's labeled
-argument-identification measure beside it (fe_os_p / fe_os_r / fe_os_f,
-`score_frame_elements_open_sesame`), both from the registered scorer.
+"""Evaluation of frame_elements on the converted FrameNet corpora (metrics/frame_elements.json),
+through `nlp.evaluate` and the component's scorer (both measures): on gold targets and
+frames (open-sesame's argument-identification setting: the reader presets the gold frames,
+frame_identifier is disabled) and end to end from raw text (an FE counts only when its
+target, span and name are right). FN1.7 dev: the FN1.7 inventory swapped in by the caller
+(`spacy_frames.set_inventory`), all targets and those whose frame is new in 1.7.
 """
 
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
 import spacy
 from spacy.language import Language
@@ -25,7 +17,7 @@ from spacy.training import Example
 from ..corpora.readers import create_framenet_reader
 from ..extensions import FRAMES_KEY, TARGETS_KEY, install_extensions
 from ..inventory.frames import FrameInventory
-from .frame_elements import OPEN_SESAME_KEYS, fe_tuples
+from .frame_elements import OPEN_SESAME_KEYS
 from .frames_eval import renaming_into, subset
 from .prf import pct
 
@@ -45,33 +37,41 @@ def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
     return list(corpus(nlp))
 
 
-def evaluate_fe(nlp: Language, examples: List[Example], gold_frames: bool = True, batch_size: int = 32) -> Dict:
+def evaluate_fe(
+    nlp: Language, examples: List[Example], gold_frames: bool = True, trained: Optional[Set[str]] = None
+) -> Dict:
     """FE P/R/F (percent) and open-sesame's fe_os_p / fe_os_r / fe_os_f beside them, core /
-    non-core F, the most frequent FE names, counts, words/s."""
+    non-core F, the most frequent FE names, counts, words/s; with `trained` (the FE names the
+    model trained on), the gold and predicted FEs and recall of those names and of the others."""
     disable = [name for name in ("frame_identifier",) if gold_frames and name in nlp.pipe_names]
     with nlp.select_pipes(disable=disable):
-        scores = nlp.evaluate(examples, batch_size=batch_size)
+        scores = nlp.evaluate(examples, batch_size=32)
     per_type = scores.get("fe_per_type") or {}
     top = sorted(per_type.items(), key=lambda item: (-item[1]["n"], item[0]))[:N_TOP_TYPES]
+    keys = ("fe_p", "fe_r", "fe_f", *OPEN_SESAME_KEYS, "fe_core_f", "fe_noncore_f")
     result = {
-        "fe_p": pct(scores.get("fe_p")),
-        "fe_r": pct(scores.get("fe_r")),
-        "fe_f": pct(scores.get("fe_f")),
-        **{key: pct(scores.get(key)) for key in OPEN_SESAME_KEYS},
-        "fe_core_f": pct(scores.get("fe_core_f")),
-        "fe_noncore_f": pct(scores.get("fe_noncore_f")),
+        **{key: pct(scores.get(key)) for key in keys},
         "targets": sum(len(eg.reference.spans.get(TARGETS_KEY, [])) for eg in examples),
-        "gold_fes": sum(_n_gold_fes(eg) for eg in examples),
+        "gold_fes": sum(counts["n"] for counts in per_type.values()),
         "words_per_second": round(scores.get("speed", 0.0), 1),
         "top_fe_types": {name: {"p": pct(s["p"]), "r": pct(s["r"]), "f": pct(s["f"]), "n": s["n"]} for name, s in top},
     }
+    if trained is not None:
+        result["by_fe_name"] = fe_names_seen_or_new(per_type, trained)
     return result
 
 
-def _n_gold_fes(eg: Example) -> int:
-    """The gold FEs of the example's gold targets (as the scorer counts them)."""
-    offsets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
-    return sum(1 for key in fe_tuples(eg.reference) if (key[0], key[1]) in offsets)
+def fe_names_seen_or_new(per_type: Dict[str, Dict], trained: Set[str]) -> Dict[str, Optional[float]]:
+    """From the scorer's `fe_per_type`: gold and predicted FEs (exact span and name) and
+    recall of the FE names the model trained on (`trained`, "seen") and of the others ("new")."""
+    by_kind: Dict[str, Counter] = {"seen": Counter(), "new": Counter()}
+    for name, counts in per_type.items():
+        by_kind["seen" if name in trained else "new"].update({k: counts[k] for k in ("n", "tp", "pred")})
+    counts = {
+        f"{what}_{kind}": c[k] for kind, c in by_kind.items() for what, k in (("gold", "n"), ("predicted", "pred"))
+    }
+    recall = {f"recall_{kind}": round(100 * c["tp"] / c["n"], 2) if c["n"] else None for kind, c in by_kind.items()}
+    return {**counts, **recall}
 
 
 def load_frame_parser(model: str) -> Language:
@@ -98,50 +98,25 @@ def evaluate_frame_elements(
     `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result."""
     result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
     for split in splits:
-        examples = fe_examples(nlp, fn15_dir / f"{split}.spacy")
-        result[f"fn15_{split}"] = evaluate_fe(nlp, examples)
+        result[f"fn15_{split}"] = evaluate_fe(nlp, fe_examples(nlp, fn15_dir / f"{split}.spacy"))
     if end_to_end:
-        result["fn15_test_end_to_end"] = evaluate_fe(
-            nlp, fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False), gold_frames=False
-        )
+        raw = fe_examples(nlp, fn15_dir / "test.spacy", gold_frames=False)
+        result["fn15_test_end_to_end"] = evaluate_fe(nlp, raw, gold_frames=False)
     return result
 
 
 def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) -> Dict:
-    """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks, of a
-    pipeline that carries the FN1.7 inventory."""
+    """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks (with the
+    gold and predicted FEs of those split by whether FN1.5 has the FE name: the names the
+    model trained on), of a pipeline that carries the FN1.7 inventory."""
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
-    result = {"fn17_dev": evaluate_fe(nlp, dev17)}
     new = subset(dev17, lambda span: span.label_ not in fn15, FRAMES_KEY, match_label=True)
-    result["fn17_dev_new_frames"] = evaluate_fe(nlp, new) if new else None
-    if new:
-        trained = {fe for frame in fn15.names for fe in fn15.fe_names(frame)}
-        result["fn17_dev_new_frames"]["by_fe_name"] = fe_names_seen_or_new(nlp, new, trained)
-    return result
-
-
-def fe_names_seen_or_new(nlp: Language, examples: List[Example], trained: Set[str]) -> Dict:
-    """Gold and predicted FEs (exact span and name) of `examples` on gold frames, split by
-    whether the FE name is one the model was trained on (`trained`) or new to it: gold and
-    predicted counts and recall of each."""
-    with nlp.select_pipes(disable=[n for n in ("frame_identifier",) if n in nlp.pipe_names]):
-        docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=32))
-    counts: Counter = Counter()
-    for doc, eg in zip(docs, examples):
-        targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(TARGETS_KEY, [])}
-        predicted = {key for key in fe_tuples(doc) if key[:2] in targets}
-        for key in fe_tuples(eg.reference):
-            if key[:2] in targets:
-                kind = "seen" if key[4] in trained else "new"
-                counts[f"gold_{kind}"] += 1
-                counts[f"found_{kind}"] += key in predicted
-        counts.update(f"predicted_{'seen' if key[4] in trained else 'new'}" for key in predicted)
-    result = {f"{what}_{kind}": counts[f"{what}_{kind}"] for kind in ("seen", "new") for what in ("gold", "predicted")}
-    for kind in ("seen", "new"):
-        gold = counts[f"gold_{kind}"]
-        result[f"recall_{kind}"] = round(100 * counts[f"found_{kind}"] / gold, 2) if gold else None
-    return result
+    trained = {fe for frame in fn15.names for fe in fn15.fe_names(frame)}
+    return {
+        "fn17_dev": evaluate_fe(nlp, dev17),
+        "fn17_dev_new_frames": evaluate_fe(nlp, new, trained=trained) if new else None,
+    }
 
 
 # -- the decision threshold and the candidates (tuned on dev) ----------------------------------

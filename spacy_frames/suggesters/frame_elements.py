@@ -1,22 +1,14 @@
 """The spans frame_elements scores as arguments of each frame target
-(`spacy-frames.fe_candidate_suggester.v1`).
-
-Rows [target_start, target_end, span_start, span_end]: for every frame span of
-`doc.spans[frames_key]`, the candidate spans of the target's sentence, within `window`
-tokens of the target on either side:
-- every n-gram of 1..`max_ngram` tokens, or (`ngram_gap`) only those with at most
-  `ngram_gap` tokens between them and the target: 0 keeps the n-grams next to it, where
-  FEs whose boundaries no subtree gives sit ("[John] gave", "gave [him]"); FN1.5 dev
-  chose 0 (tune-fe-threshold): as good as every n-gram, with a third of the rows;
-- when the doc has a dependency parse, every token's subtree, and the subtree without
-  its leading preposition or trailing punctuation (FrameNet often marks "to [the
-  bank]"-style FEs either way), which reaches the long clausal FEs n-grams miss.
-- with `include_target`, the target span itself: FrameNet puts an FE on the target
-  itself where the word incorporates it ("[president]" is the Leader of Leadership,
-  "[farmers]" the Person of People_by_vocation; about a fifth of full-text FEs).
-No other candidate overlaps its target (FEs that overlap their target without being it
-are 0.4 % of those on the target in FN1.5 full text). Sentences come from the pipeline when it
-sets them, else the whole doc is one sentence (the window still bounds the cost).
+(`spacy-frames.fe_candidate_suggester.v1`): rows [target_start, target_end, span_start,
+span_end], within `window` tokens of the target in its sentence (the whole doc when no
+sentences are set), never overlapping the target:
+- the n-grams of 1..`max_ngram` tokens with at most `ngram_gap` tokens between them and
+  the target (None: every n-gram of the window);
+- with a dependency parse (`subtrees`), every token's subtree, also without its leading
+  preposition or trailing punctuation (FrameNet marks "to [the bank]" either way);
+- with `include_target`, the target itself (FEs the word incorporates: "[president]" is
+  the Leader of Leadership).
+What each choice is worth: docs/frame_elements.md.
 """
 
 from functools import partial
@@ -39,12 +31,11 @@ def build_fe_candidate_suggester(
     max_ngram: int = 4,
     window: int = 30,
     subtrees: bool = True,
-    ngram_gap: Optional[int] = None,
-    include_target: bool = False,
+    ngram_gap: Optional[int] = 0,
+    include_target: bool = True,
 ) -> Callable[..., Ragged]:
-    """Context: `frames_key` (the key of the frame spans whose arguments are wanted).
-    ngram_gap: the most tokens between an n-gram candidate and its target (None: any, within
-    the window). include_target: the target span is a candidate too."""
+    """The suggester (defaults: the shipped recipe); called with `frames_key`, the key of
+    the frame spans whose arguments are wanted."""
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
     if ngram_gap is not None and ngram_gap < 0:
@@ -67,11 +58,11 @@ def suggest_fe_candidates(
     *,
     ops: Optional[Ops] = None,
     frames_key: str = FRAMES_KEY,
-    max_ngram: int = 4,
-    window: int = 30,
-    subtrees: bool = True,
-    ngram_gap: Optional[int] = None,
-    include_target: bool = False,
+    max_ngram: int,
+    window: int,
+    subtrees: bool,
+    ngram_gap: Optional[int],
+    include_target: bool,
 ) -> Ragged:
     rows = []
     for doc in docs:

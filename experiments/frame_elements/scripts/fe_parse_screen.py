@@ -195,12 +195,12 @@ def run_cli(
     # the product's heads keep their configured candidates (the shipped gap; the tagger has none)
     gap = 0 if setting in ("shipped-head", "shipped-head-parse-free") else overrides.get(f"{FE}.suggester.ngram_gap")
     tune_json = out / "tune_dev.json"
-    tuner = ["spacy_frames", "tune-fe-threshold"] if product else ["frames_lab.fe_research", "tune"]
     subprocess.run(
         [
             sys.executable,
             "-m",
-            *tuner,
+            "frames_lab.fe_research",
+            "tune",
             str(out / "model-last"),
             "--corpus",
             str(CORPUS / "dev.spacy"),

@@ -10,7 +10,9 @@ set (n-gram gaps, and fe_candidate_suggester.v2's phrases and clauses on, off or
 configured), decoding, pieces per FE and decision threshold, for open-sesame's measure or
 the strict one. It writes the same JSON (the configured setting's row, the best, the
 whole grid and the suggester settings chosen) and, with --output-model, saves the pipeline
-with the choice in its cfg and config.cfg.
+with the choice in its cfg and config.cfg. On a pipeline with the product's frame_elements
+it writes the product's settings grid (`product_grid.py`: gaps, decodings, pieces and
+thresholds; the product's own tuner fits the threshold alone) and saves nothing.
 """
 
 from pathlib import Path
@@ -96,16 +98,31 @@ def tune(
     from spacy_frames.extensions import install_extensions
     from spacy_frames.scoring.frame_elements_eval import DEFAULT_FE_THRESHOLDS, fe_examples
 
+    from .product_grid import product_grid
+
     install_extensions()
     nlp = spacy.load(model)
     if "frame_elements" not in nlp.pipe_names:
         raise ValueError(f"{model} has no enabled frame_elements component (pipeline: {nlp.pipe_names})")
     factory = nlp.get_pipe_meta("frame_elements").factory
-    if factory != FACTORY:
-        raise ValueError(
-            f"{model}'s frame_elements is made by factory '{factory}', not '{FACTORY}': "
-            "tune the product's with `python -m spacy_frames tune-fe-threshold`"
+    if factory in (
+        "frame_elements",
+        "frame_elements_bio",
+    ):  # the product's (or its subclass): its settings grid, the pipeline left as it is
+        if output_model is not None or extras != [None]:
+            raise ValueError("the product's frame_elements: no --output-model or --phrases-clauses (its tuner saves)")
+        result = product_grid(
+            nlp,
+            fe_examples(nlp, corpus),
+            thresholds=DEFAULT_FE_THRESHOLDS,
+            ngram_gaps=gaps,
+            max_pieces=max_pieces,
+            criterion=criterion,
         )
+        result["best"]["phrases_clauses"] = False
+        return {**result, "model": str(model), "corpus": str(corpus), "criterion": criterion}
+    if factory != FACTORY:
+        raise ValueError(f"{model}'s frame_elements is made by factory '{factory}', not '{FACTORY}'")
     result = nlp.get_pipe("frame_elements").find_threshold(
         fe_examples(nlp, corpus),
         nlp=nlp,

@@ -51,9 +51,9 @@ from spacy_frames.inventory.frames import FrameInventory
 from spacy_frames.pipeline.base import FramesPipe, default_tok2vec_config
 from spacy_frames.pipeline.frame_elements import FrameElements
 from spacy_frames.pipeline.sharing import skip_batch
-from spacy_frames.pipeline.span_decoding import decode
 from spacy_frames.suggesters import to_numpy
 
+from .decoding import decode
 from .fitting import FEFittingMixin
 from .losses import span_pruner_loss
 from .model import fe_table_node

@@ -15,7 +15,6 @@ from thinc.util import to_numpy
 # the product's buckets, labels and helpers (spacy_frames.ml.fe_features); only the
 # builders below are the lab's own: they give OneHotRows, the product's dense arrays
 from spacy_frames.ml.fe_features import (
-    DEP_INDEX,
     DEP_LABELS,
     DISTANCE_BUCKETS,
     LENGTH_BUCKETS,
@@ -24,7 +23,7 @@ from spacy_frames.ml.fe_features import (
     _dep_columns,
     bucket,
     n_position_features,
-    span_roots,
+    root_relations,
 )
 from spacy_frames.suggesters.frame_elements import subtree_edges
 
@@ -76,19 +75,7 @@ def syntax_one_hots(docs: Sequence[Doc], rows: Sequence[Union[numpy.ndarray, Lis
     stacked = numpy.concatenate(
         [numpy.asarray(rows[i], dtype="int64").reshape(-1, 4) + start for i, start in zip(parsed, token_starts)]
     )
-    ts, te, ss, se = stacked.T
-    span_root, target_root = span_roots(heads, ss, se), span_roots(heads, ts, te)
-    head = heads[span_root]
-    has_head = head != span_root
-    target_head = heads[target_root]
-    prep_like = numpy.isin(deps, [DEP_INDEX["prep"], DEP_INDEX["agent"], DEP_INDEX["dative"]])
-    relations = (
-        (ts <= head) & (head < te) & has_head,
-        (ts <= heads[head]) & (heads[head] < te) & prep_like[head] & has_head,
-        (ss <= target_head) & (target_head < se) & (target_head != target_root),
-        (head == target_head) & has_head,
-        (left[span_root] == ss) & (right[span_root] == se),
-    )
+    span_root, relations = root_relations(heads, deps, left, right, stacked)
     # the parsed docs' rows among all rows (the others have no syntax features)
     at = numpy.concatenate([numpy.arange(row_starts[i], row_starts[i + 1]) for i in parsed])
 

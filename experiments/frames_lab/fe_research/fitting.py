@@ -136,11 +136,8 @@ class FEFittingMixin:
             )
         ]
         for doc, eg, (doc_targets, doc_rows, doc_ranges, kept, offset) in zip(docs, examples, per_doc):
-            gold: Dict[str, Set[Tuple[int, int]]] = {}
-            for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
-                gold.setdefault(fe.id_, set()).add((fe.start_char, fe.end_char))
-            targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(self.cfg["targets_key"], [])}
-            n_gold += sum(len(spans) for key, spans in gold.items() if fe_link_offsets(key) in targets)
+            gold, targets, n = gold_fe_offsets(eg, self.cfg["fe_key"], self.cfg["targets_key"])
+            n_gold += n
             for target, (first, last) in zip(doc_targets, doc_ranges):
                 spans = gold.pop(fe_target_id(target), set())
                 if not spans or (target.start_char, target.end_char) not in targets:
@@ -154,6 +151,16 @@ class FEFittingMixin:
             "candidate_recall": round(100.0 * found / n_gold, 2) if n_gold else None,
             "kept_recall": round(100.0 * kept_found / n_gold, 2) if n_gold else None,
         }
+
+
+def gold_fe_offsets(eg: Example, fe_key: str, targets_key: str):
+    """The example's gold FE spans (character offsets) per target link, its gold targets'
+    offsets and the number of gold FEs of those targets."""
+    gold: Dict[str, Set[Tuple[int, int]]] = {}
+    for fe in eg.reference.spans.get(fe_key, []):
+        gold.setdefault(fe.id_, set()).add((fe.start_char, fe.end_char))
+    targets = {(t.start_char, t.end_char) for t in eg.reference.spans.get(targets_key, [])}
+    return gold, targets, sum(len(spans) for key, spans in gold.items() if fe_link_offsets(key) in targets)
 
 
 V1 = "frames-lab.fe_candidate_suggester.v1"

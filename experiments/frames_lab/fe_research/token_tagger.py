@@ -31,9 +31,10 @@ from thinc.types import Ragged
 from spacy_frames.corpora.framenet_elements import bio_spans
 from spacy_frames.extensions import FRAMES_KEY, fe_target_id, make_fe_span
 from spacy_frames.pipeline.frame_elements import FrameElements, make_frame_elements
-from spacy_frames.pipeline.span_decoding import decode
 from spacy_frames.suggesters import to_ragged
 from spacy_frames.suggesters.frame_elements import DocArrays
+
+from .decoding import decode
 
 TAGS = ("B", "I")
 
@@ -144,9 +145,9 @@ class FrameElementsBIO(FrameElements):
                         continue  # never across a gap in the rows (none: the window is contiguous)
                     gain = float(numpy.mean([gains[i, best[i]] for i in range(a, b)]))
                     cands.append((tokens[a], tokens[b - 1] + 1, label, gain))
-                for start, end, label, _ in decode(
-                    cands, self.cfg["decoding"], self.frame_excludes(target.label_), self.cfg["max_pieces"]
-                ):
+                # the product's decoding (exact, one piece) unless the settings grid sets others
+                decoding, pieces = self.cfg.get("decoding", "exact"), self.cfg.get("max_pieces", 1)
+                for start, end, label, _ in decode(cands, decoding, self.frame_excludes(target.label_), pieces):
                     group.append(make_fe_span(target, start, end, label))
                 row, first, t = row + size, first + size, t + 1
             doc.spans[self.cfg["fe_key"]] = group
