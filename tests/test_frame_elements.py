@@ -529,8 +529,8 @@ def test_an_fe_on_its_own_target_is_rendered_annotated_and_serialized():
 
 def test_prediction_chunks_are_cut_between_targets():
     """A long doc's rows go to the model in chunks of at most `limit` rows, cut between
-    targets (a target over the limit alone; one without rows left out); the chunks hold
-    every row once, in order, with their targets' options."""
+    targets (a target over the limit alone); the chunks hold every row once, in order, with
+    their targets' options."""
     from spacy_frames.ml.frame_elements import FECandidates
     from spacy_frames.pipeline.frame_elements import row_chunks
 
@@ -552,9 +552,11 @@ def test_prediction_chunks_are_cut_between_targets():
             assert sum(len(r) for r in chunk.rows) == chunk.target_sizes.sum() and len(chunk.docs) == len(chunk.rows)
         return [(chunk.target_sizes.tolist(), [int(o[1]) for o in chunk.options]) for chunk in chunks]
 
-    assert layout(8) == [([5, 3], [1, 2]), ([4, 2], [3, 5])]
-    assert layout(4) == [([5], [1]), ([3], [2]), ([4], [3]), ([2], [5])]
-    assert layout(100) == [([5, 3, 4, 2], [1, 2, 3, 5])]
+    assert layout(8) == [([5, 3], [1, 2]), ([4, 0, 2], [3, 4, 5])]
+    assert layout(4) == [([5], [1]), ([3], [2]), ([4, 0], [3, 4]), ([2], [5])]
+    assert layout(100) == [([5, 3, 4, 0, 2], [1, 2, 3, 4, 5])]
+    alone = FECandidates(docs[1:], rows[1:], numpy.array([0, 2]), options[3:])
+    assert [c.target_sizes.tolist() for c in row_chunks(alone, 1)] == [[2]]  # the empty batch left out
 
 
 @pytest.mark.slow

@@ -441,28 +441,15 @@ class FrameElements(FETableMixin, FramesPipe):
 
 def row_chunks(candidates: FECandidates, limit: int) -> Iterable[FECandidates]:
     """`candidates` in batches of at most `limit` rows, cut between targets (a target over
-    the limit is a batch of its own; targets without rows are left out)."""
+    the limit is a batch of its own; a batch of targets without rows is left out)."""
     sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
-    starts = numpy.cumsum(sizes) - sizes  # each target's first row in the batch
+    ends = numpy.cumsum(sizes)  # each target's last row + 1, in the batch
     doc_ends = numpy.cumsum([len(r) for r in candidates.rows])
-    nonempty = numpy.flatnonzero(sizes)
-    for run in consecutive_chunks(sizes[nonempty].tolist(), max_items=len(nonempty) or 1, max_size=limit):
-        yield _targets_chunk(candidates, nonempty[run.start : run.stop].tolist(), starts, doc_ends)
-
-
-def _targets_chunk(
-    candidates: FECandidates, batch: List[int], starts: numpy.ndarray, doc_ends: numpy.ndarray
-) -> FECandidates:
-    """The candidates of the targets `batch` (in order), with each doc's slice of rows;
-    `starts`: each target's first row, `doc_ends`: each doc's last row + 1 (in the batch)."""
-    sizes = candidates.target_sizes
-    chosen = numpy.asarray(batch, dtype="int64")
-    doc_of = numpy.searchsorted(doc_ends, starts[chosen], side="right")
-    docs, rows = [], []
-    for d in dict.fromkeys(doc_of.tolist()):
-        in_doc = chosen[doc_of == d]
-        offset = doc_ends[d] - len(candidates.rows[d])
-        first, last = starts[in_doc[0]] - offset, starts[in_doc[-1]] + sizes[in_doc[-1]] - offset
-        docs.append(candidates.docs[d])
-        rows.append(candidates.rows[d][first:last])
-    return FECandidates(docs, rows, numpy.asarray(sizes)[chosen], [candidates.options[t] for t in batch])
+    doc_starts = doc_ends - [len(r) for r in candidates.rows]
+    for run in consecutive_chunks(sizes.tolist(), max_items=len(sizes) or 1, max_size=limit):
+        first, last = ends[run.start] - sizes[run.start], ends[run.stop - 1]
+        if last > first:
+            docs = [d for d in range(len(candidates.docs)) if doc_starts[d] < last and doc_ends[d] > first]
+            rows = [candidates.rows[d][max(first - doc_starts[d], 0) : last - doc_starts[d]] for d in docs]
+            options = candidates.options[run.start : run.stop]
+            yield FECandidates([candidates.docs[d] for d in docs], rows, sizes[run.start : run.stop], options)
