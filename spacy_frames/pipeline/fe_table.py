@@ -59,18 +59,18 @@ class FETableMixin:
         return self.inventory_owner
 
     # -- what the owner tells its readers ----------------------------------------------------
+    def frame_added(self, name: str) -> None:
+        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
+        if self.fe_names:
+            self._extend_table(self.inventory.fe_names(name))
+        self._index_table()
+
     def check_inventory(self, inventory: FrameInventory) -> None:
         """Raise before the owner swaps in `inventory` when this component could not use it."""
         if self.fe_names and not any(inventory.fe_names(frame) for frame in inventory.names):
             raise ValueError(
                 f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
             )
-
-    def frame_added(self, name: str) -> None:
-        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
-        if self.fe_names:
-            self._extend_table(self.inventory.fe_names(name))
-        self._index_table()
 
     def inventory_changed(self) -> None:
         """The owner swapped in another inventory: its FE names join the table."""

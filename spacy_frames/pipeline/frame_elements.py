@@ -342,10 +342,7 @@ class FrameElements(FETableMixin, FramesPipe):
         (both measures in every row)."""
         if criterion not in ("fe_f", "fe_os_f"):
             raise ValueError(f"[{self.name}] criterion must be 'fe_f' or 'fe_os_f', got {criterion!r}")
-        # the components before this one, the inventory's owner excepted (the gold frames are read)
-        before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != self.cfg["inventory_component"]]
-        with nlp.select_pipes(enable=before):
-            docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+        docs = self.preceding_docs(nlp, examples, batch_size)
         chunks = [docs[i : i + batch_size] for i in range(0, len(docs), batch_size)]
         predictions = [self.predict(chunk) for chunk in chunks]
         n_rows = sum(int(prediction["candidates"].target_sizes.sum()) for prediction in predictions)
@@ -365,6 +362,14 @@ class FrameElements(FETableMixin, FramesPipe):
         best = {**max(rows, key=lambda row: row[criterion] or 0.0), "criterion": criterion}
         set_runtime_settings(nlp, self.name, {"threshold": best["threshold"]})
         return {"before": next((r for r in rows if r["threshold"] == configured), None), "best": best, "grid": rows}
+
+    def preceding_docs(self, nlp: Language, examples: Sequence[Example], batch_size: int = 32) -> List[Doc]:
+        """The examples' texts through the components before this one, the inventory's owner
+        excepted (the examples' gold frames are read): what this component sees on dev."""
+        owner = self.cfg["inventory_component"]
+        before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != owner]
+        with nlp.select_pipes(enable=before):
+            return list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
 
     # -- initialization ------------------------------------------------------------------------
     def initialize(

@@ -119,5 +119,5 @@ def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) 
     }
 
 
-# -- the decision threshold and the candidates (tuned on dev) ----------------------------------
+# -- the decision thresholds `tune-fe-threshold` tries on dev -----------------------------------
 DEFAULT_FE_THRESHOLDS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)

@@ -21,6 +21,8 @@ from typing import Dict, List, Optional
 import typer
 
 FACTORY = "frame_elements_research"
+# the product's frame_elements and the study's subclass of it: tuned by the settings grid
+PRODUCT_FACTORIES = ("frame_elements", "frame_elements_bio")
 PHRASES_CLAUSES = {"on": True, "off": False, "configured": None}
 
 app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True, add_completion=False)
@@ -105,10 +107,7 @@ def tune(
     if "frame_elements" not in nlp.pipe_names:
         raise ValueError(f"{model} has no enabled frame_elements component (pipeline: {nlp.pipe_names})")
     factory = nlp.get_pipe_meta("frame_elements").factory
-    if factory in (
-        "frame_elements",
-        "frame_elements_bio",
-    ):  # the product's (or its subclass): its settings grid, the pipeline left as it is
+    if factory in PRODUCT_FACTORIES:  # its settings grid, the pipeline left as it is
         if output_model is not None or extras != [None]:
             raise ValueError("the product's frame_elements: no --output-model or --phrases-clauses (its tuner saves)")
         result = product_grid(

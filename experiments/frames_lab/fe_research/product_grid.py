@@ -39,10 +39,7 @@ def product_grid(
     the configured setting's row ("before"), the best for `criterion` (of equal, the fewest
     candidate rows) and the grid; the pipeline is left as it was."""
     pipe = nlp.get_pipe("frame_elements")
-    owner = pipe.cfg["inventory_component"]
-    before = [n for n in nlp.pipe_names[: nlp.pipe_names.index("frame_elements")] if n != owner]
-    with nlp.select_pipes(enable=before):
-        docs = list(nlp.pipe((eg.predicted for eg in examples), batch_size=batch_size))
+    docs = pipe.preceding_docs(nlp, examples, batch_size)
     chunks = [docs[i : i + batch_size] for i in range(0, len(docs), batch_size)]
     settings = dict(nlp.config["components"]["frame_elements"]["suggester"])
     configured = (settings.get("ngram_gap"), "exact", 1, pipe.cfg["threshold"])
@@ -71,6 +68,8 @@ def product_grid(
                 )
     finally:
         pipe.suggester, pipe.cfg["threshold"] = saved
+        for key in ("decoding", "max_pieces"):  # set by `annotate` for a subclass that reads them
+            pipe.cfg.pop(key, None)
     keys = ("ngram_gap", "decoding", "max_pieces", "threshold")
     current = next((r for r in rows if tuple(r[k] for k in keys) == configured), None)
     best = max(rows, key=lambda r: (r[criterion] or 0.0, -r["candidate_rows"]))
