@@ -1,6 +1,5 @@
-"""frame_elements' loss: per candidate row, softmax cross-entropy at a temperature over its
-columns, "no FE" (column 0) and the FEs of its target's frame (mask 0 on the padding); the
-many no-FE rows weigh `none_weight`, so the rare FE rows are not drowned out."""
+"""frame_elements' loss: per candidate row, softmax cross-entropy at a temperature over "no FE"
+(column 0) and its frame's FEs (mask 0: padding); no-FE rows weigh `none_weight`."""
 
 from typing import Optional, Tuple
 

@@ -40,8 +40,8 @@ def bucket(value, edges: Sequence[int]):
 
 
 def span_roots(heads: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
-    """Per span [start, end): its first token whose head lies outside it (or is itself);
-    the start when none does. One vectorised pass per token position, over distinct spans."""
+    """Per span [start, end): its first token whose head lies outside it (or is itself), else
+    its start; one vectorised pass per token position, over the distinct spans."""
     starts, ends = numpy.asarray(starts, dtype="int64"), numpy.asarray(ends, dtype="int64")
     n1 = int(ends.max(initial=0)) + 1
     codes, inverse = numpy.unique(starts * n1 + ends, return_inverse=True)
@@ -93,16 +93,12 @@ def root_relations(heads, deps, left, right, rows: numpy.ndarray) -> Tuple[numpy
     return span_root, relations
 
 
-# the DEP_LABELS' string hashes (what Doc.to_array(DEP) holds), sorted, and their columns
-_DEP_HASHES = numpy.asarray([get_string_id(label) for label in DEP_LABELS], dtype="uint64")
-_DEP_ORDER = numpy.argsort(_DEP_HASHES)
+_DEP_COLUMN = {get_string_id(label): i for i, label in enumerate(DEP_LABELS)}  # keyed as Doc.to_array(DEP)
 
 
 def _dep_columns(hashes: numpy.ndarray) -> numpy.ndarray:
     """Each token's dependency label as its DEP_LABELS column (any other label: the last)."""
-    sorted_hashes = _DEP_HASHES[_DEP_ORDER]
-    place = numpy.minimum(numpy.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
-    return numpy.where(sorted_hashes[place] == hashes, _DEP_ORDER[place], len(DEP_LABELS)).astype("int64")
+    return numpy.asarray([_DEP_COLUMN.get(h, len(DEP_LABELS)) for h in hashes.tolist()], dtype="int64")
 
 
 def position_one_hots(rows: Union[numpy.ndarray, List[Row]], on_target: bool = False) -> numpy.ndarray:

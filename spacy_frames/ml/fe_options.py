@@ -1,8 +1,7 @@
-"""frame_elements' option scores (`fe_option_scores`, the model's last layer): the cosine of
-each row's span vector with its target's options: a learned "no FE" vector (`no_fe`) and
-the learned FE table (`fe_vectors`, row i for table row i + 1) through a learned square map
-(`fe_map`, the identity at the start). Rows of targets with the same options share one
-matrix product, so a long doc's many rows stay cheap."""
+"""frame_elements' last layer (`fe_option_scores`): the cosine of each row's span vector with its
+target's options, a learned "no FE" vector and the learned FE table (`fe_vectors`, row i for
+table row i + 1) through a learned square map (`fe_map`, the identity at first). Rows of targets
+with the same options share one matrix product."""
 
 from typing import Dict, List, Tuple
 
@@ -38,13 +37,9 @@ def option_scores_init(model: Model, X=None, Y=None) -> None:
 
 def set_fe_vectors(options: Model, vectors: numpy.ndarray) -> None:
     """Set the FE table's vectors (rows 1..; row 0 is "no FE") of the option layer."""
-    vectors = numpy.asarray(vectors, dtype="f")
-    if vectors.ndim != 2 or not len(vectors):
-        raise ValueError(f"frame_elements: FE vectors must be a non-empty matrix, got shape {vectors.shape}")
-    if vectors.shape[1] != options.get_dim("nD"):
-        raise ValueError(
-            f"frame_elements: FE vectors of width {vectors.shape[1]}, the model's are {options.get_dim('nD')}"
-        )
+    vectors, width = numpy.asarray(vectors, dtype="f"), options.get_dim("nD")
+    if vectors.ndim != 2 or not len(vectors) or vectors.shape[1] != width:
+        raise ValueError(f"frame_elements: FE vectors must be a non-empty matrix of width {width}, got {vectors.shape}")
     options.set_param("fe_vectors", options.ops.asarray2f(vectors))
 
 
@@ -55,8 +50,7 @@ def option_scores_forward(model: Model, X, is_train: bool):
     n_opts = max((len(opts) for opts in candidates.options), default=1)
     plan, order = option_groups(candidates)
     fe_vectors, fe_map = model.get_param("fe_vectors"), model.get_param("fe_map")
-    # only the table rows this batch's options name ("no FE" first): the others' scores
-    # are never read and their gradient is zero
+    # only the table rows the batch's options name ("no FE" first): the others' gradient is 0
     used = numpy.unique(numpy.concatenate([[0]] + [opts for opts, _ in plan]).astype("int64"))
     if used[-1] > len(fe_vectors):
         raise ValueError(f"frame_elements: option {used[-1]} is not in the FE table ({len(fe_vectors)} FEs)")
@@ -94,10 +88,9 @@ def option_scores_forward(model: Model, X, is_train: bool):
 
 
 def option_groups(candidates) -> Tuple[List[Tuple[numpy.ndarray, Tuple[int, int]]], numpy.ndarray]:
-    """The rows grouped by their target's options: ([(options, (first, last))], order), where
-    `order` lists the rows group after group and each group is its [first, last) slice of
-    it. Groups follow their first row, each group's rows in order, so the backprop's sums
-    never depend on the batch's layout."""
+    """The rows grouped by their target's options: ([(options, (first, last))], order), `order`
+    the rows group after group in the order of their first rows (the backprop's sums never
+    depend on the batch's layout)."""
     sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
     starts = numpy.cumsum(sizes) - sizes
     groups: Dict[Tuple[int, ...], List[int]] = {}

@@ -1,13 +1,10 @@
-"""frame_elements' model (`spacy-frames.FrameElementScorer.v3`): a chain of three thinc
-layers in spancat's shape (`chain(tok2vec, extract_spans, reduce, scorer)`), each owning
-its parameters and backprop; the input is `FECandidates`, the output the scores (n_rows,
+"""frame_elements' model (`spacy-frames.FrameElementScorer.v3`): three thinc layers chained in
+spancat's shape, each owning its parameters and backprop, from `FECandidates` to scores (n_rows,
 most options of a target; 0 where a row's target has fewer: `option_mask`).
-
-1. `fe_row_features`: the token vectors mean-pooled once per distinct span the batch needs
-   (candidate, target, first and last token) and projected to `token_width`, and each
-   row's 0/1 position and syntax features (`fe_features`).
-2. `fe_span_vectors`: those through a ReLU layer and a linear map, L2-normalised. At
-   prediction the ReLU layer is factorised (`predict_hidden`; a test holds it equal).
+1. `fe_row_features`: the token vectors mean-pooled once per distinct span the rows read,
+   projected to `token_width`, and each row's 0/1 position and syntax features (`fe_features`);
+2. `fe_span_vectors`: a ReLU layer and a linear map, L2-normalised (factorised at prediction:
+   `predict_hidden`, held equal by a test);
 3. `fe_option_scores` (`fe_options.py`): cosines with "no FE" and the FEs of the target's frame.
 """
 
@@ -28,10 +25,9 @@ N_GROUPS = 4
 
 
 class FECandidates(NamedTuple):
-    """A batch of candidate rows. `rows`: per doc an (n, 4) int array of (target start,
-    target end, span start, span end) token offsets, each target's rows one after another;
-    `target_sizes`: each target's number of rows, over the batch in order; `options`: each
-    target's options, FE table rows with 0 ("no FE") first."""
+    """A batch of candidate rows: per doc an (n, 4) array of token offsets (target start, target
+    end, span start, span end), target after target; each target's row count and its options
+    (FE table rows, 0 = "no FE" first)."""
 
     docs: List[Doc]
     rows: List[numpy.ndarray]
@@ -40,9 +36,8 @@ class FECandidates(NamedTuple):
 
 
 class RowFeatures(NamedTuple):
-    """What layer 1 gives layer 2: the pooled (projected) vectors of the batch's distinct
-    spans, per group (span, target, first, last token) each row's index into them
-    (N_GROUPS, n_rows), each row's 0/1 features and the candidates (for layer 3)."""
+    """Layer 1's output: the distinct spans' pooled vectors, each row's index into them per
+    group (span, target, first, last token), its 0/1 features, and the candidates."""
 
     pooled: Floats2d
     index: numpy.ndarray
@@ -65,10 +60,8 @@ def build_frame_element_scorer(
     query_width: int = 384,
     dropout: float = 0.1,
 ) -> Model[FECandidates, Floats2d]:
-    """tok2vec: the token vectors (a transformer listener). token_width: the width the pooled
-    vectors are projected to before the span layer (the projection is linear, so it is a
-    low-rank first layer that makes the per-row layer cheaper). hidden_width: the span
-    layer's width. query_width: the width of span vectors and FE queries."""
+    """token_width: the pooled vectors' projection (a low-rank first layer that makes the
+    per-row layer cheaper); hidden_width: the span layer's; query_width: the span vectors'."""
     for name, value in (("hidden_width", hidden_width), ("token_width", token_width), ("query_width", query_width)):
         if value < 1:
             raise ValueError(f"FrameElementScorer: {name} must be >= 1, got {value}")
@@ -91,24 +84,20 @@ def option_mask(ops, candidates: FECandidates, n_options: int) -> Floats2d:
 
 def stacked_rows(candidates: FECandidates) -> numpy.ndarray:
     """The batch's rows (n_rows, 4), docs one after another."""
-    if not candidates.rows:
-        return numpy.zeros((0, 4), dtype="int64")
-    return numpy.concatenate([numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in candidates.rows])
+    rows = [numpy.asarray(r, dtype="int64").reshape(-1, 4) for r in candidates.rows]
+    return numpy.concatenate([numpy.zeros((0, 4), dtype="int64"), *rows])
 
 
-def check_candidates(candidates: FECandidates, n_rows: int) -> None:
+def check_candidates(X: FECandidates, n_rows: int) -> None:
     """Clear errors for a batch whose parts do not fit together."""
-    if len(candidates.rows) != len(candidates.docs):
-        raise ValueError(f"frame_elements: {len(candidates.rows)} row arrays for {len(candidates.docs)} docs")
-    sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
-    if len(sizes) != len(candidates.options) or int(sizes.sum()) != n_rows:
+    sizes = numpy.asarray(X.target_sizes, dtype="int64")
+    if len(X.rows) != len(X.docs) or len(sizes) != len(X.options) or int(sizes.sum()) != n_rows:
         raise ValueError(
-            f"frame_elements: {len(sizes)} targets of {int(sizes.sum())} rows and {len(candidates.options)} "
-            f"option lists for {n_rows} candidate rows"
+            f"frame_elements: {len(X.rows)} row arrays for {len(X.docs)} docs; {len(sizes)} targets of "
+            f"{int(sizes.sum())} rows and {len(X.options)} option lists for {n_rows} candidate rows"
         )
-    for opts in candidates.options:
-        if not len(opts) or opts[0] != 0:
-            raise ValueError("frame_elements: every target's options start with 0, the no-FE option")
+    if any(not len(opts) or opts[0] != 0 for opts in X.options):
+        raise ValueError("frame_elements: every target's options start with 0, the no-FE option")
 
 
 # -- layer 1: the rows' features ------------------------------------------------------------------
@@ -146,8 +135,7 @@ def row_features_forward(model: Model, X: FECandidates, is_train: bool):
 
 
 def distinct_span_groups(X: FECandidates) -> Tuple[List[numpy.ndarray], numpy.ndarray]:
-    """Per doc its distinct [start, end) spans (the rows' spans, targets, first and last
-    tokens), and per group each row's index into the docs' spans stacked (N_GROUPS, n_rows)."""
+    """Per doc its distinct [start, end) spans, and per group each row's index into them stacked."""
     spans, index, offset = [], [], 0
     for doc, doc_rows in zip(X.docs, X.rows):
         arr = numpy.asarray(doc_rows, dtype="int64").reshape(-1, 4)
@@ -170,8 +158,7 @@ def build_fe_span_vectors(hidden_width: int, query_width: int, dropout: float) -
     hidden = Relu(nO=hidden_width, dropout=dropout)
     output = Linear(nO=query_width)
     model = Model("fe_span_vectors", span_vectors_forward, init=span_vectors_init, layers=[chain(hidden, output)])
-    # the ReLU layer itself (Relu with dropout is relu >> dropout): the factorised
-    # prediction reads its weights
+    # the ReLU layer itself (Relu with dropout is relu >> dropout), for predict_hidden
     model.set_ref("hidden", next(node for node in hidden.walk() if node.name == "relu"))
     model.set_ref("output", output)
     return model
@@ -225,11 +212,9 @@ PREDICT_CHUNK = 2048
 
 
 def predict_hidden(model: Model, pooled: Floats2d, index: List, static: numpy.ndarray) -> Floats2d:
-    """The span layer's output at prediction without the (rows, 5 x width) feature matrix.
-    The ReLU layer is linear in each feature block, so what depends on the span alone (its
-    vector, first and last token) is projected once per distinct span, the target's block
-    (with the bias) once per distinct target, and the 0/1 features once per distinct row
-    of them; only the span-target product is projected per row."""
+    """The span layer's output without the feature matrix: the ReLU layer's input is linear in
+    each block, so the span's blocks are projected once per distinct span, the target's once per
+    target, the 0/1 features once per distinct row; only the span-target product per row."""
     xp = model.ops.xp
     relu, output = model.get_ref("hidden"), model.get_ref("output")
     W, b, w = relu.get_param("W"), relu.get_param("b"), pooled.shape[1]
@@ -264,8 +249,7 @@ def predict_hidden(model: Model, pooled: Floats2d, index: List, static: numpy.nd
 
 
 def distinct_rows(features: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """Of a 0/1 matrix: each distinct row's first position and each row's distinct row
-    (rows compared as packed bits)."""
+    """Of a 0/1 matrix: each distinct row's first position, and each row's distinct row."""
     packed = numpy.ascontiguousarray(numpy.packbits(features.astype(bool), axis=1))
     keys = packed.view(numpy.dtype((numpy.void, packed.shape[1]))).reshape(-1)
     _, firsts, inverse = numpy.unique(keys, return_index=True, return_inverse=True)

@@ -1,9 +1,7 @@
-"""frame_elements' FE table, kept in step with the frame inventory it reads from its owner
-(frame_identifier, `inventory_link.py`). One learned vector per FE name, shared by every
-frame with an FE of that name (FrameNet reuses Agent, Time, Place, ...): `fe_names[i]`
-names table row i + 1 (row 0 is "no FE"). Built at initialization, grown when the owner
-adds a frame or swaps in an inventory with new FE names (untrained vectors), and indexed
-per frame (`_frame_options`, `frame_excludes`).
+"""frame_elements' FE table: one learned vector per FE name, shared by every frame with an FE
+of that name (FrameNet reuses Agent, Time, Place, ...); `fe_names[i]` names row i + 1 (row 0
+is "no FE"). Built at initialization from the owner's inventory (`inventory_link.py`), grown
+with untrained vectors when the owner adds a frame or swaps in an inventory with new FE names.
 """
 
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
@@ -12,6 +10,8 @@ import numpy
 
 from ..inventory.frames import FrameInventory
 from ..ml.fe_options import set_fe_vectors
+
+NO_FES = "[{name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
 
 
 class FETableMixin:
@@ -30,10 +30,6 @@ class FETableMixin:
     @property
     def label_data(self) -> List[str]:
         return list(self.labels)
-
-    @property
-    def _option_layer(self):
-        return self.model.get_ref("options")
 
     # -- the owner of the frame inventory ---------------------------------------------------
     @property
@@ -60,17 +56,13 @@ class FETableMixin:
 
     # -- what the owner tells its readers ----------------------------------------------------
     def frame_added(self, name: str) -> None:
-        """The owner added frame `name`: its FE names join the table (new ones untrained)."""
-        if self.fe_names:
-            self._extend_table(self.inventory.fe_names(name))
-        self._index_table()
+        """The owner added frame `name`: its new FE names join the table, untrained."""
+        self.inventory_changed()
 
     def check_inventory(self, inventory: FrameInventory) -> None:
         """Raise before the owner swaps in `inventory` when this component could not use it."""
-        if self.fe_names and not any(inventory.fe_names(frame) for frame in inventory.names):
-            raise ValueError(
-                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
-            )
+        if self.fe_names and not self._inventory_fe_names(inventory):
+            raise ValueError(NO_FES.format(name=self.name))
 
     def inventory_changed(self) -> None:
         """The owner swapped in another inventory: its FE names join the table."""
@@ -83,9 +75,7 @@ class FETableMixin:
         """The FE table of the inventory's FE names, from scratch."""
         names = self._inventory_fe_names(self.inventory)
         if not names:
-            raise ValueError(
-                f"[{self.name}] the frame inventory has no frame elements: convert FrameNet with its FE data."
-            )
+            raise ValueError(NO_FES.format(name=self.name))
         self.fe_names = []
         self._extend_table(names)
         self._index_table()
@@ -97,7 +87,7 @@ class FETableMixin:
         new = sorted(set(self._table_names(names)) - known)
         if not new:
             return
-        layer = self._option_layer
+        layer = self.model.get_ref("options")
         width = layer.get_dim("nD")
         rng = numpy.random.default_rng(len(self.fe_names) + len(new))
         current = layer.ops.to_numpy(layer.get_param("fe_vectors")) if self.fe_names else numpy.zeros((0, width), "f")
@@ -146,7 +136,7 @@ class FETableMixin:
         return self._excludes[frame]
 
     def _require_table(self) -> None:
-        if not self.fe_names or not self._option_layer.has_param("fe_vectors"):
+        if not self.fe_names or not self.model.get_ref("options").has_param("fe_vectors"):
             raise ValueError(
                 f"[{self.name}] has no frame elements: initialize it with a frame inventory that has FE data "
                 '([initialize.components.frame_elements.frames] @misc = "spacy-frames.frame_inventory.v1").'

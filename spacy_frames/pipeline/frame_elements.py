@@ -1,17 +1,11 @@
-"""frame_elements: the arguments of every frame target (method and numbers:
-docs/frame_elements.md).
+"""frame_elements: the arguments of every frame target (method and numbers: docs/frame_elements.md).
 
-For each frame span of `doc.spans[spans_key]` the suggester proposes candidate spans of its
-sentence (the target itself included: FrameNet's incorporated FEs); the model
-(`spacy-frames.FrameElementScorer.v3`) scores each against "no FE" and the FEs of the
-target's frame; per target the decoder (`span_decoding.exact`) keeps the best valid set:
-no two FEs overlap, each FE at most once, no two FEs that FrameNet's Excludes forbids.
-
-The frame inventory is frame_identifier's (`inventory_component`), read through
-`inventory_link.InventoryOwner` and never saved here; frames it does not know get no FEs.
-Output: the FE spans in `doc.spans[fe_key]`, label = FE name, `span.id_` pointing to the
-target (`extensions.make_fe_span`). Training reads the gold frames of `targets_key`
-(teacher forcing) and the gold FEs of `fe_key`; docs without gold targets are skipped.
+Per frame span of `doc.spans[spans_key]`, the suggester proposes candidate spans of its sentence
+(the target itself included: FrameNet's incorporated FEs), the model scores each against "no FE"
+and the FEs of the target's frame, and `span_decoding.exact` keeps the best valid set. The frame
+inventory is frame_identifier's (`inventory_link.py`); frames it lacks get no FEs. Output: FE
+spans in `doc.spans[fe_key]` (`extensions.make_fe_span`). Training reads the gold frames of
+`targets_key` (teacher forcing) and the gold FEs of `fe_key`.
 """
 
 import warnings
@@ -38,6 +32,7 @@ from ..suggesters.frame_elements import build_fe_candidate_suggester
 from ..util import consecutive_chunks
 from .base import FramesPipe, default_tok2vec_config, set_runtime_settings
 from .fe_table import FETableMixin
+from .inventory_link import InventoryOwner
 from .sharing import skip_batch
 from .span_decoding import exact
 
@@ -99,11 +94,9 @@ def make_frame_elements(
     suggester: Callable,
     scorer: Optional[Callable],
 ) -> "FrameElements":
-    """Create a frame_elements component. inventory_component: the component (frame_identifier)
-    whose frame inventory this one reads; use_excludes: forbid FE pairs that FrameNet's
-    Excludes relation forbids; threshold: the gain (log p(FE) - log p(no FE)) a candidate
-    must exceed; head_lr_scale: the learning-rate multiplier of the component's own weights
-    (a fresh head trained beside a fine-tuned transformer needs a larger one)."""
+    """inventory_component: the owner of the frame inventory read; use_excludes: forbid FE pairs
+    FrameNet's Excludes forbids; threshold: the gain (log p(FE) - log p(no FE)) a candidate must
+    exceed; head_lr_scale: the learning-rate multiplier of the fresh head beside the transformer."""
     return FrameElements(
         nlp.vocab,
         model,
@@ -174,8 +167,7 @@ class FrameElements(FETableMixin, FramesPipe):
     # -- candidates --------------------------------------------------------------------------
     def _candidates(self, docs: List[Doc], key: str) -> Tuple[List[List[Span]], FECandidates]:
         """Per doc its targets (the spans of `key` whose frames have FEs), and the batch's
-        candidate rows, each target's rows one after another (a target repeated at the
-        same offsets gets its own copy of them)."""
+        candidate rows, target after target (a repeated target gets its own copy)."""
         suggested = self.suggester(docs, ops=self.model.ops, frames_key=key)
         data, lengths = to_numpy(suggested.dataXd).reshape(-1, 4), to_numpy(suggested.lengths)
         frame_options = self._frame_options
@@ -211,54 +203,40 @@ class FrameElements(FETableMixin, FramesPipe):
 
     # -- prediction ----------------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> Dict[str, Any]:
-        """The targets, their candidates and each candidate row's scores (n_rows, most
-        options), from model calls of at most MAX_ROWS rows (docs grouped up to it; a longer
-        doc cut between its targets)."""
+        """The targets, their candidates and each row's scores (n_rows, most options), from
+        model calls of at most MAX_ROWS rows, cut between targets."""
         docs = list(docs)
         self._require_table()
         targets, candidates = self._candidates(docs, self.cfg["spans_key"])
         width = max((len(opts) for opts in candidates.options), default=1)
-        blocks = [numpy.zeros((0, width), dtype="f")]
-        for chunk in row_chunks(candidates, MAX_ROWS):
-            scores = self.model.ops.to_numpy(self.model.predict(chunk))
-            block = numpy.zeros((len(scores), width), dtype="f")
-            block[:, : scores.shape[1]] = scores
-            blocks.append(block)
-        return {"targets": targets, "candidates": candidates, "scores": numpy.concatenate(blocks)}
+        scores = [self.model.ops.to_numpy(self.model.predict(chunk)) for chunk in row_chunks(candidates, MAX_ROWS)]
+        padded = [numpy.zeros((0, width), "f")] + [numpy.pad(s, ((0, 0), (0, width - s.shape[1]))) for s in scores]
+        return {"targets": targets, "candidates": candidates, "scores": numpy.concatenate(padded)}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: Dict[str, Any]) -> None:
-        fe_names = numpy.asarray(self.fe_names or [""], dtype=object)
         per_target = iter(self._positive_candidates(predictions))
         for doc, doc_targets in zip(docs, predictions["targets"]):
             group = SpanGroup(doc, name=self.cfg["fe_key"])
             for target in doc_targets:
-                start, end, label, gain = next(per_target)
-                cands = list(zip(start.tolist(), end.tolist(), fe_names[label - 1].tolist(), gain.tolist()))
-                for fe_start, fe_end, fe_label, _ in exact(cands, self.frame_excludes(target.label_)):
-                    group.append(make_fe_span(target, fe_start, fe_end, fe_label))
+                for start, end, label, _ in exact(next(per_target), self.frame_excludes(target.label_)):
+                    group.append(make_fe_span(target, start, end, label))
             doc.spans[self.cfg["fe_key"]] = group
 
-    def _positive_candidates(self, predictions: Dict[str, Any]) -> List[Tuple[numpy.ndarray, ...]]:
-        """Per target, in order: its candidates whose gain over "no FE" exceeds the
-        threshold, as arrays (span starts, span ends, FE table rows, gains), from one pass
-        over the batch's rows."""
+    def _positive_candidates(self, predictions: Dict[str, Any]) -> List[List[Tuple[int, int, str, float]]]:
+        """Per target: its candidates (start, end, FE name, gain) whose gain over "no FE"
+        exceeds the threshold."""
         candidates, scores = predictions["candidates"], predictions["scores"]
-        sizes = numpy.asarray(candidates.target_sizes, dtype="int64")
-        n_targets = len(sizes)
-        target_of_row = numpy.repeat(numpy.arange(n_targets), sizes)
-        temperature = getattr(self.loss, "temperature", 1.0)
-        gains = (scores[:, 1:] - scores[:, :1]) / temperature - self.cfg["threshold"]
-        mask = option_mask(self.model.ops, candidates, scores.shape[1])
-        exists = self.model.ops.to_numpy(mask)[:, 1:] > 0
-        row, option = numpy.nonzero((gains > 0) & exists)
-        target = target_of_row[row]
-        option_rows = numpy.zeros((n_targets, scores.shape[1]), dtype="int64")
-        for t, opts in enumerate(candidates.options):
-            option_rows[t, : len(opts)] = opts
-        flat = stacked_rows(candidates)
-        fields = (flat[row, 2], flat[row, 3], option_rows[target, option + 1], gains[row, option])
-        bounds = numpy.searchsorted(target, numpy.arange(n_targets + 1))
-        return [tuple(f[a:b] for f in fields) for a, b in zip(bounds[:-1], bounds[1:])]
+        gains = (scores[:, 1:] - scores[:, :1]) / getattr(self.loss, "temperature", 1.0) - self.cfg["threshold"]
+        exists = self.model.ops.to_numpy(option_mask(self.model.ops, candidates, scores.shape[1]))[:, 1:] > 0
+        row, option = numpy.nonzero((gains > 0) & exists)  # by row, so target after target
+        flat, names = stacked_rows(candidates), numpy.asarray(["", *self.fe_names], dtype=object)
+        ends = numpy.searchsorted(row, numpy.cumsum(candidates.target_sizes)).tolist()
+        per_target = []
+        for opts, first, last in zip(candidates.options, [0, *ends], ends):
+            r, o = row[first:last], option[first:last]
+            fields = (flat[r, 2], flat[r, 3], names[opts[o + 1]], gains[r, o])
+            per_target.append(list(zip(*(f.tolist() for f in fields))))
+        return per_target
 
     # -- training ------------------------------------------------------------------------------
     def _update(self, examples: List[Example], drop: float) -> Optional[float]:
@@ -268,9 +246,7 @@ class FrameElements(FETableMixin, FramesPipe):
         # the predicted docs' own groups (which other components read) stay as they are
         for eg in examples:
             gold = (align_target(t, eg.predicted) for t in eg.reference.spans.get(self.cfg["targets_key"], []))
-            eg.predicted.spans[GOLD_FRAMES_KEY] = SpanGroup(
-                eg.predicted, name=GOLD_FRAMES_KEY, spans=[s for s in gold if s is not None]
-            )
+            eg.predicted.spans[GOLD_FRAMES_KEY] = [s for s in gold if s is not None]
         try:
             targets, candidates = self._candidates(docs, GOLD_FRAMES_KEY)
         finally:
@@ -286,9 +262,8 @@ class FrameElements(FETableMixin, FramesPipe):
         return loss
 
     def get_loss(self, examples: Iterable[Example], predictions) -> Tuple[float, Floats2d]:
-        """The loss and its gradient of the scores `predictions` = (targets, candidates,
-        scores) against the gold FEs of `examples`: softmax over each row's options (no FE
-        or one of its frame's FEs, `FrameElementLoss`)."""
+        """The loss and gradient of `predictions` = (targets, candidates, scores) against the
+        gold FEs of `examples` (`FrameElementLoss`: a softmax over each row's options)."""
         targets, candidates, scores = predictions
         gold = self._gold_columns(list(examples), targets, candidates)
         mask = option_mask(self.model.ops, candidates, scores.shape[1])
@@ -297,32 +272,26 @@ class FrameElements(FETableMixin, FramesPipe):
 
     def _gold_columns(self, examples: List[Example], targets: List[List[Span]], candidates: FECandidates):
         """Per row the column of its gold FE among its target's options (0: no FE)."""
-        gold = numpy.zeros(int(candidates.target_sizes.sum()), dtype="i")
-        sizes, t, offset = candidates.target_sizes.tolist(), 0, 0
+        gold: List[int] = []
+        sizes, options = iter(candidates.target_sizes.tolist()), iter(candidates.options)
         for eg, doc_targets, doc_rows in zip(examples, targets, candidates.rows):
-            fes: Dict[str, Dict[Tuple[int, int], str]] = {}
-            for fe in eg.reference.spans.get(self.cfg["fe_key"], []):
-                fes.setdefault(fe.id_, {})[(fe.start_char, fe.end_char)] = fe.label_
-            if fes and len(doc_rows):  # each row's span as (start char, end char), the FEs' keys
-                starts = eg.predicted.to_array("IDX").astype("int64")
-                ends = starts + eg.predicted.to_array("LENGTH")
-                chars = list(zip(starts[doc_rows[:, 2]].tolist(), ends[doc_rows[:, 3] - 1].tolist()))
+            fes = {
+                (fe.id_, fe.start_char, fe.end_char): fe.label_ for fe in eg.reference.spans.get(self.cfg["fe_key"], [])
+            }
+            starts = eg.predicted.to_array("IDX").astype("int64")
+            ends = starts + eg.predicted.to_array("LENGTH")
             first = 0
             for target in doc_targets:
-                size, opts = sizes[t], candidates.options[t]
-                target_fes = fes.get(fe_target_id(target), {})
-                if target_fes:
-                    column = {self.fe_names[o - 1]: j for j, o in enumerate(opts.tolist()) if j}
-                    for r in range(first, first + size):
-                        gold[offset + r] = column.get(target_fes.get(chars[r], ""), 0)
-                first, t = first + size, t + 1
-            offset += len(doc_rows)
-        return gold
+                size, target_id = next(sizes), fe_target_id(target)
+                column = {self.fe_names[o - 1]: j for j, o in enumerate(next(options).tolist()) if j}
+                rows = doc_rows[first : first + size]
+                chars = zip(starts[rows[:, 2]].tolist(), ends[rows[:, 3] - 1].tolist())
+                gold.extend(column.get(fes.get((target_id, *span), ""), 0) for span in chars)
+                first += size
+        return numpy.asarray(gold, dtype="i")
 
     def _lr_scales(self) -> Dict[Tuple[int, str], float]:
         scale = self.cfg["head_lr_scale"]
-        if scale == 1.0:
-            return {}
         return {(node.id, name): scale for node in self.model.walk() for name in node.param_names}
 
     # -- the decision threshold, fitted on dev (`spacy-frames tune-fe-threshold`) -------------
@@ -335,11 +304,9 @@ class FrameElements(FETableMixin, FramesPipe):
         criterion: str = "fe_f",
         batch_size: int = 32,
     ) -> Dict[str, Any]:
-        """Choose the threshold for `criterion` on `examples` (gold frames; a dev set): "fe_f"
-        (exact span and name) or "fe_os_f" (open-sesame's measure), and use it: in cfg and
-        the pipeline's config (`set_runtime_settings`). The model runs once; each threshold
-        re-decodes. Returns the configured threshold's row ("before"), the best and the grid
-        (both measures in every row)."""
+        """Set the threshold best for `criterion` ("fe_f" or open-sesame's "fe_os_f") on dev
+        `examples` (gold frames) in cfg and the pipeline's config; the model runs once. Returns
+        the configured threshold's row ("before"), the best and the grid (both measures)."""
         if criterion not in ("fe_f", "fe_os_f"):
             raise ValueError(f"[{self.name}] criterion must be 'fe_f' or 'fe_os_f', got {criterion!r}")
         docs = self.preceding_docs(nlp, examples, batch_size)
@@ -364,8 +331,8 @@ class FrameElements(FETableMixin, FramesPipe):
         return {"before": next((r for r in rows if r["threshold"] == configured), None), "best": best, "grid": rows}
 
     def preceding_docs(self, nlp: Language, examples: Sequence[Example], batch_size: int = 32) -> List[Doc]:
-        """The examples' texts through the components before this one, the inventory's owner
-        excepted (the examples' gold frames are read): what this component sees on dev."""
+        """The examples' texts through the components before this one but the inventory's owner
+        (the gold frames are read): what this component sees on dev."""
         owner = self.cfg["inventory_component"]
         before = [n for n in nlp.pipe_names[: nlp.pipe_names.index(self.name)] if n != owner]
         with nlp.select_pipes(enable=before):
@@ -379,12 +346,8 @@ class FrameElements(FETableMixin, FramesPipe):
         nlp: Optional[Language] = None,
         frames: Optional[Callable[[], FrameInventory]] = None,
     ) -> None:
-        """Link the inventory component (frame_identifier), build the FE table from its
-        inventory and initialize the model.
-
-        frames: a loader of a frame inventory for both components; when it differs from
-        frame_identifier's (e.g. one with FE data against an inventory saved without),
-        frame_identifier takes it (`spacy_frames.set_inventory`)."""
+        """Link the inventory component, build the FE table and initialize the model. `frames`: a
+        loader of an inventory (with FE data) frame_identifier takes when its own differs."""
         validate_get_examples(get_examples, "FrameElements.initialize")
         sample = [eg.predicted for _, eg in zip(range(10), get_examples())]
         if not sample:
@@ -415,18 +378,15 @@ class FrameElements(FETableMixin, FramesPipe):
                 stacklevel=2,
             )
 
-    def _inventory_component(self, nlp: Optional[Language]):
+    def _inventory_component(self, nlp: Optional[Language]) -> InventoryOwner:
         name = self.cfg["inventory_component"]
-        if nlp is None:
-            raise ValueError(f"[{self.name}] initialize needs the pipeline (nlp.initialize()) to find '{name}'.")
-        # nlp.components: a disabled or sourced component still lends its inventory
-        found = dict(nlp.components).get(name)
-        if found is None or not hasattr(found, "add_inventory_reader"):
+        # get_pipe: a disabled or sourced component still lends its inventory
+        if nlp is None or name not in nlp.component_names or not hasattr(nlp.get_pipe(name), "add_inventory_reader"):
             raise ValueError(
-                f"[{self.name}] inventory_component '{name}' is not a component that owns a frame inventory "
-                f"(pipeline: {nlp.component_names}); add frame_identifier before frame_elements."
+                f"[{self.name}] inventory_component '{name}' is not a component of the pipeline that owns a frame "
+                "inventory: add frame_identifier before frame_elements, and initialize through nlp.initialize()."
             )
-        return found
+        return nlp.get_pipe(name)
 
     # -- serialization (pipeline/base.py): cfg, vocab, the FE names, model ----------------------
     def _extra_state(self):

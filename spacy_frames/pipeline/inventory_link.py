@@ -4,52 +4,36 @@ that changes it) and the components that read it (frame_elements). A reader name
 built, initialized or loaded, as a transformer listener is linked to its transformer.
 """
 
-from typing import Any, Iterable, Optional, Protocol, runtime_checkable
+from typing import Optional, Protocol, runtime_checkable
 
 from ..inventory.frames import FrameInventory
 
 
 @runtime_checkable
 class InventoryOwner(Protocol):
-    """What a reader may ask of the owner."""
+    """What a reader may ask of the owner: the inventory, and to be told of its changes."""
 
     name: str
 
     @property
     def inventory(self) -> FrameInventory: ...
 
-    def add_inventory_reader(self, reader: "InventoryReader") -> None:
-        """Tell `reader` of every later change of the inventory."""
-
-    def add_frame(
-        self,
-        name: str,
-        definition: str,
-        lexical_units: Iterable[str] = (),
-        parents: Iterable[str] = (),
-        frame_elements: Iterable[Any] = (),
-    ) -> None:
-        """Add a frame (with its FEs) at run time."""
-
-    def set_inventory(self, inventory: FrameInventory) -> None:
-        """Swap in another inventory (e.g. another FrameNet release)."""
+    def add_inventory_reader(self, reader: "InventoryReader") -> None: ...
 
 
 @runtime_checkable
 class InventoryReader(Protocol):
-    """What the owner tells a reader, and the link it checks."""
+    """What the owner tells a reader: `frame_added` after `add_frame`; `check_inventory`
+    (raise when the reader could not use it) before it swaps in an inventory and
+    `inventory_changed` after."""
 
     name: str
     inventory_owner: Optional[InventoryOwner]
 
-    def link_inventory(self, owner: InventoryOwner) -> None:
-        """Read `owner`'s inventory from now on."""
+    def link_inventory(self, owner: InventoryOwner) -> None: ...
 
-    def frame_added(self, name: str) -> None:
-        """The owner added frame `name`."""
+    def frame_added(self, name: str) -> None: ...
 
-    def check_inventory(self, inventory: FrameInventory) -> None:
-        """Raise, before the owner swaps in `inventory`, when the reader could not use it."""
+    def check_inventory(self, inventory: FrameInventory) -> None: ...
 
-    def inventory_changed(self) -> None:
-        """The owner swapped in another inventory."""
+    def inventory_changed(self) -> None: ...

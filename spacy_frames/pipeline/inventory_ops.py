@@ -1,8 +1,6 @@
-"""Changing the frames of a loaded pipeline: `add_frame` and `set_inventory` go through
-frame_identifier, the inventory's owner, which tells the frame_elements components that read
-it (a disabled one is linked first, so it is updated too). A new frame gets targets and
-frame elements with no retraining; an FE name frame_elements never trained on is
-untrained (docs/frame_elements.md measures both).
+"""Changing the frames of a loaded pipeline through frame_identifier, the inventory's owner,
+which tells the frame_elements that read it (disabled ones too). Nothing is retrained; an FE
+name frame_elements never trained on is untrained (docs/frame_elements.md measures both).
 
     spacy_frames.add_frame(nlp, "Cooking", "A Cook prepares Food ...", lexical_units=["cook.v"],
                            frame_elements=[{"name": "Cook", "core_type": "Core", "definition": "..."}])
@@ -36,9 +34,8 @@ def add_frame(
     parents: Iterable[str] = (),
     frame_elements: Iterable[Any] = (),
 ) -> None:
-    """Add a frame (its definition, lexical units, Inheritance parents and FEs: FEDef or
-    dicts with name / core_type / definition) to frame_identifier and frame_elements
-    (`FrameIdentifier.add_frame`, the same)."""
+    """Add a frame (definition, lexical units, Inheritance parents, FEs as FEDef or dicts with
+    name / core_type / definition) to frame_identifier and frame_elements."""
     identifier = _link_readers(nlp)
     identifier.add_frame(
         name, definition, lexical_units=lexical_units, parents=parents, frame_elements=list(frame_elements)
@@ -46,10 +43,9 @@ def add_frame(
 
 
 def set_inventory(nlp: Language, inventory: Union[str, Path, FrameInventory]) -> None:
-    """Swap in another frame inventory in frame_identifier and frame_elements; every
-    definition is encoded, nothing is retrained. `inventory`: the name of a release the
-    pipeline carries ("framenet15", "framenet17": `releases.py`), a frames.json path or a
-    FrameInventory. `nlp.meta["frame_inventory"]` then says what is active."""
+    """Swap in another frame inventory: the name of a release the pipeline carries
+    ("framenet15", "framenet17"), a frames.json path or a FrameInventory; every definition is
+    encoded, nothing retrained. `nlp.meta["frame_inventory"]` then says what is active."""
     identifier = _link_readers(nlp)
     if isinstance(inventory, FrameInventory):
         identifier.set_inventory(inventory)
@@ -66,8 +62,8 @@ def set_inventory(nlp: Language, inventory: Union[str, Path, FrameInventory]) ->
 
 
 def inventory_meta(identifier) -> Dict[str, Any]:
-    """What `meta.json` says of the active inventory: the release (None: set by hand),
-    the inventory's source, its frame count and its data license."""
+    """meta.json's account of the active inventory: release (None: set by hand), source,
+    frame count, license."""
     release = identifier.release
     licensed = RELEASE_LICENSES.get(release or "", {})
     return {
@@ -80,8 +76,7 @@ def inventory_meta(identifier) -> Dict[str, Any]:
 
 
 def _link_readers(nlp: Language):
-    """frame_identifier, with every frame_elements that names it linked (a disabled one too:
-    the pipeline links only the enabled ones when it is loaded)."""
+    """frame_identifier, with every reader that names it linked (loading links enabled ones only)."""
     identifier = find_frame_identifier(nlp)
     for _, proc in nlp.components:
         if isinstance(proc, InventoryReader) and proc.cfg.get("inventory_component") == identifier.name:

@@ -1,13 +1,9 @@
-"""Choosing labelled spans for one target. A candidate is (start, end, label, gain), gain =
-log p(label) - log p(none) - threshold (only a positive gain is worth taking). A valid
-choice has no two overlapping spans, each label at most `max_pieces` times in pieces that
-never touch (a second piece is a discontinuous FE, "[people] ... [who]"), and no two labels
-that exclude each other (FrameNet's Excludes).
-- `greedy`: by gain, each candidate that fits those taken.
-- `exact` (what frame_elements ships): the valid choice of largest total gain, by depth-first
-  branch and bound from the greedy choice (where the greedy choice takes every positive
-  candidate, as it mostly does, it is the answer); past `max_exact` positive candidates the
-  lowest-gain ones are dropped first, so pathological input stays bounded.
+"""Choosing one target's labelled spans from candidates (start, end, label, gain), gain =
+log p(label) - log p(none) - threshold. A valid choice has positive gains, no two overlapping
+spans, each label at most `max_pieces` times in pieces that never touch, and no two labels that
+FrameNet's Excludes forbids together. `greedy` takes, by gain, each candidate that fits;
+`exact` (shipped) finds the valid choice of largest total gain by branch and bound from the
+greedy one, over at most `max_exact` candidates (the lowest gains dropped first).
 """
 
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple

@@ -1,9 +1,7 @@
-"""Scores of frame-element labelling (the frame_elements scorer). An FE is the tuple (target
-start_char, target end_char, FE start_char, FE end_char, FE name): character offsets, so
-tokenisations may differ, and the target's frame is not matched (a wrong frame shows up as
-wrong FE names). Only docs with gold targets are scored, and only the FEs of gold targets'
-offsets (FEs of other targets are detection errors, frame_identifier's). The registered
-scorer reports the strict measure (`fe_*`) and open-sesame's (`fe_os_*`) beside it.
+"""Scores of frame-element labelling, strict (`fe_*`) and open-sesame's (`fe_os_*`). An FE is
+(target start_char, target end_char, FE start_char, FE end_char, FE name): tokenisations may
+differ, and a wrong frame shows up as wrong FE names. Only docs with gold targets are scored,
+and only the FEs of gold targets' offsets (others are frame_identifier's detection errors).
 """
 
 from collections import Counter, defaultdict
@@ -34,9 +32,8 @@ def _scored(examples: Iterable[Example], fe_key: str, targets_key: str) -> Itera
     for eg in examples:
         targets = eg.reference.spans.get(targets_key, [])
         if len(targets):
-            frames: Dict[Tuple[int, int], str] = {}
-            for target in targets:
-                frames.setdefault((target.start_char, target.end_char), target.label_)
+            # reversed: of targets at the same offsets, the first one's frame
+            frames = {(t.start_char, t.end_char): t.label_ for t in reversed(targets)}
             gold, pred = fe_tuples(eg.reference, fe_key), fe_tuples(eg.predicted, fe_key)
             yield (
                 {k: v for k, v in gold.items() if k[:2] in frames},
@@ -48,10 +45,9 @@ def _scored(examples: Iterable[Example], fe_key: str, targets_key: str) -> Itera
 def score_frame_elements(
     examples: Iterable[Example], *, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY, component=None, **kwargs
 ) -> Dict[str, Any]:
-    """fe_p / fe_r / fe_f (micro, exact span and label); fe_core_f / fe_noncore_f (core FEs
-    as the component's inventory types them: Core and Core-Unexpressed); fe_per_type: P/R/F,
-    gold (n), correct (tp) and predicted (pred) counts per FE name; fe_os_p / fe_os_r /
-    fe_os_f (`score_frame_elements_open_sesame`, with the component's inventory)."""
+    """fe_p / fe_r / fe_f (micro, exact span and name); fe_core_f / fe_noncore_f (Core and
+    Core-Unexpressed FEs of the component's inventory, and the others); fe_per_type: P/R/F and
+    gold (n), correct (tp) and predicted (pred) counts per FE name; and fe_os_p / r / f."""
     inventory = _inventory_of(component)
     examples = list(examples)
     counts: Dict[str, Counter] = defaultdict(Counter)  # "all", "core", "noncore", "unknown", then per FE name
@@ -77,12 +73,7 @@ def score_frame_elements(
             c = counts[group]
             scores[f"fe_{group}_f"] = prf(c["tp"], c["pred"], c["n"])[2] if c["n"] or c["pred"] else None
         scores["fe_per_type"] = {
-            name[3:]: {
-                **dict(zip("prf", prf(c["tp"], c["pred"], c["n"]))),
-                "n": c["n"],
-                "tp": c["tp"],
-                "pred": c["pred"],
-            }
+            name[3:]: {**dict(zip("prf", prf(c["tp"], c["pred"], c["n"]))), **{k: c[k] for k in ("n", "tp", "pred")}}
             for name, c in sorted(counts.items())
             if name.startswith("fe:")
         }
@@ -92,13 +83,10 @@ def score_frame_elements(
 def score_frame_elements_open_sesame(
     examples: Iterable[Example], *, inventory=None, fe_key: str = FE_KEY, targets_key: str = TARGETS_KEY
 ) -> Dict[str, Optional[float]]:
-    """fe_os_p / fe_os_r / fe_os_f: open-sesame's labeled argument-identification measure
-    (``labeled_eval`` of its ``sesame/evaluation.py``). Per gold target and FE name, the name
-    is correct when the set of its predicted spans equals the set of its gold spans (every
-    piece of a discontinuous FE, no extra one). A name weighs 1 when it is a Core FE of the
-    gold target's frame (core type "Core" only; every name when ``inventory`` lacks the
-    frame) and 0.5 otherwise. P = weighted correct / predicted, R = weighted correct / gold;
-    the frame itself is no scored item. None when no doc has gold targets."""
+    """open-sesame's labeled argument identification (``labeled_eval``, ``sesame/evaluation.py``):
+    per gold target, an FE name is correct when its predicted spans are its gold spans; a name
+    weighs 1 when it is a "Core" FE of the gold frame (or the inventory lacks the frame), else
+    0.5; P = weighted correct / predicted, R = / gold; None when no doc has gold targets."""
     totals: Counter = Counter()
     core_sets: Dict[str, Optional[Set[str]]] = {}
     n_docs = 0

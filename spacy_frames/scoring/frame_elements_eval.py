@@ -1,9 +1,7 @@
-"""Evaluation of frame_elements on the converted FrameNet corpora (metrics/frame_elements.json),
-through `nlp.evaluate` and the component's scorer (both measures): on gold targets and
-frames (open-sesame's argument-identification setting: the reader presets the gold frames,
-frame_identifier is disabled) and end to end from raw text (an FE counts only when its
-target, span and name are right). FN1.7 dev: the FN1.7 inventory swapped in by the caller
-(`spacy_frames.set_inventory`), all targets and those whose frame is new in 1.7.
+"""frame_elements on the converted FrameNet corpora (metrics/frame_elements.json), through
+`nlp.evaluate` and the component's scorer: on gold targets and frames (open-sesame's setting:
+frame_identifier disabled) and end to end from raw text; FN1.7 dev with the FN1.7 inventory
+swapped in by the caller, all targets and those whose frame is new in FN1.7.
 """
 
 from collections import Counter
@@ -25,9 +23,8 @@ N_TOP_TYPES = 30
 
 
 def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
-    """Examples of a FrameNet DocBin: with the gold targets and frames as preset frames
-    (`gold_frames`), or raw text. A pipeline trained against another release than the
-    corpus's (its frames.json beside it) gets the gold frames under its own names."""
+    """Examples of a FrameNet DocBin, with the gold frames preset (`gold_frames`) or raw text;
+    gold frames under the pipeline's names when its release differs from the corpus's."""
     path = Path(path)
     corpus = create_framenet_reader(
         str(path), gold_targets=gold_frames, gold_frames_key=FRAMES_KEY if gold_frames else None
@@ -40,9 +37,8 @@ def fe_examples(nlp: Language, path, gold_frames: bool = True) -> List[Example]:
 def evaluate_fe(
     nlp: Language, examples: List[Example], gold_frames: bool = True, trained: Optional[Set[str]] = None
 ) -> Dict:
-    """FE P/R/F (percent) and open-sesame's fe_os_p / fe_os_r / fe_os_f beside them, core /
-    non-core F, the most frequent FE names, counts, words/s; with `trained` (the FE names the
-    model trained on), the gold and predicted FEs and recall of those names and of the others."""
+    """FE P/R/F and open-sesame's (percent), core / non-core F, the most frequent FE names,
+    counts, words/s; with `trained`, `fe_names_seen_or_new`."""
     disable = [name for name in ("frame_identifier",) if gold_frames and name in nlp.pipe_names]
     with nlp.select_pipes(disable=disable):
         scores = nlp.evaluate(examples, batch_size=32)
@@ -62,8 +58,8 @@ def evaluate_fe(
 
 
 def fe_names_seen_or_new(per_type: Dict[str, Dict], trained: Set[str]) -> Dict[str, Optional[float]]:
-    """From the scorer's `fe_per_type`: gold and predicted FEs (exact span and name) and
-    recall of the FE names the model trained on (`trained`, "seen") and of the others ("new")."""
+    """Gold and predicted FEs and recall of the FE names the model trained on ("seen") and of
+    the others ("new"), from the scorer's `fe_per_type`."""
     by_kind: Dict[str, Counter] = {"seen": Counter(), "new": Counter()}
     for name, counts in per_type.items():
         by_kind["seen" if name in trained else "new"].update({k: counts[k] for k in ("n", "tp", "pred")})
@@ -93,9 +89,8 @@ def evaluate_frame_elements(
     splits: Sequence[str] = ("dev",),
     end_to_end: bool = False,
 ) -> Dict:
-    """The FN1.5 frame_elements numbers of one trained pipeline (see the module docstring).
-    `splits`: FN1.5 splits on gold frames (dev for tuning; test is reported once);
-    `end_to_end`: also raw text on FN1.5 test. `model`: its name in the result."""
+    """FN1.5 `splits` on gold frames (dev tunes; test is reported once) and, with `end_to_end`,
+    FN1.5 test from raw text; `model` names the pipeline in the result."""
     result: Dict = {"model": str(model), "setting": "gold targets and gold frames unless named end_to_end"}
     for split in splits:
         result[f"fn15_{split}"] = evaluate_fe(nlp, fe_examples(nlp, fn15_dir / f"{split}.spacy"))
@@ -106,9 +101,8 @@ def evaluate_frame_elements(
 
 
 def evaluate_frame_elements_fn17(nlp: Language, fn15_dir: Path, fn17_dir: Path) -> Dict:
-    """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks (with the
-    gold and predicted FEs of those split by whether FN1.5 has the FE name: the names the
-    model trained on), of a pipeline that carries the FN1.7 inventory."""
+    """FN1.7 dev on gold frames, all targets and those whose frame FN1.5 lacks (split by whether
+    FN1.5 has the FE name), of a pipeline that carries the FN1.7 inventory."""
     fn15 = FrameInventory().from_disk(fn15_dir / "frames.json")
     dev17 = fe_examples(nlp, fn17_dir / "dev.spacy")
     new = subset(dev17, lambda span: span.label_ not in fn15, FRAMES_KEY, match_label=True)

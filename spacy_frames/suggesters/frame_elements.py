@@ -1,14 +1,10 @@
 """The spans frame_elements scores as arguments of each frame target
 (`spacy-frames.fe_candidate_suggester.v1`): rows [target_start, target_end, span_start,
-span_end], within `window` tokens of the target in its sentence (the whole doc when no
-sentences are set), never overlapping the target:
-- the n-grams of 1..`max_ngram` tokens with at most `ngram_gap` tokens between them and
-  the target (None: every n-gram of the window);
-- with a dependency parse (`subtrees`), every token's subtree, also without its leading
-  preposition or trailing punctuation (FrameNet marks "to [the bank]" either way);
-- with `include_target`, the target itself (FEs the word incorporates: "[president]" is
-  the Leader of Leadership).
-What each choice is worth: docs/frame_elements.md.
+span_end] within `window` tokens of the target in its sentence, off the target: n-grams of
+up to `max_ngram` tokens at most `ngram_gap` tokens from the target (None: anywhere in the
+window); with a parse (`subtrees`) every token's subtree, also without its leading
+preposition or trailing punctuation; with `include_target`, the target itself (FEs the word
+incorporates). What each choice is worth: docs/frame_elements.md.
 """
 
 from functools import partial
@@ -34,15 +30,13 @@ def build_fe_candidate_suggester(
     ngram_gap: Optional[int] = 0,
     include_target: bool = True,
 ) -> Callable[..., Ragged]:
-    """The suggester (defaults: the shipped recipe); called with `frames_key`, the key of
-    the frame spans whose arguments are wanted."""
+    """The suggester (defaults: the shipped recipe), called with the frame spans' `frames_key`."""
     if max_ngram < 1 or window < 1:
         raise ValueError(f"fe_candidate_suggester: max_ngram and window must be >= 1, got {max_ngram}, {window}")
     if ngram_gap is not None and ngram_gap < 0:
         raise ValueError(f"fe_candidate_suggester: ngram_gap must be >= 0 or null, got {ngram_gap}")
 
-    # A partial of a module-level function, not a closure: the pipeline must pickle for
-    # nlp.pipe(n_process=...) under the spawn start method (macOS, Windows).
+    # not a closure: the pipeline must pickle for nlp.pipe(n_process=...) under spawn
     return partial(
         suggest_fe_candidates,
         max_ngram=max_ngram,
@@ -94,9 +88,8 @@ def _block_candidates(
     ngram_gap: Optional[int],
     include_target: bool,
 ) -> numpy.ndarray:
-    """The rows [target_start, target_end, start, end] of the targets `bounds` ((k, 2)
-    [start, end)), target after target, each target's candidates sorted and distinct (the
-    module docstring), made in array steps over all the targets at once."""
+    """The rows of the targets `bounds` ((k, 2) [start, end)), target after target, each
+    target's sorted and distinct, in array steps over all the targets at once."""
     t_start, t_end = bounds[:, 0], bounds[:, 1]
     sent_start, sent_end = tokens.sent_start[t_start], numpy.maximum(tokens.sent_end[t_start], t_end)
     lo, hi = numpy.maximum(sent_start, t_start - window), numpy.minimum(sent_end, t_end + window)
@@ -146,10 +139,8 @@ def _block_candidates(
 
 
 class DocArrays:
-    """What the candidates need of a doc's tokens, read once per doc with `Doc.to_array`
-    (not per target, and no Token objects): sentence bounds, and with a parse each token's
-    subtree edges, whether it is a preposition (its subtree is also offered without it)
-    and whether it is punctuation."""
+    """What the candidates need of a doc's tokens, read once with `Doc.to_array`: sentence
+    bounds, punctuation and with a parse each token's subtree edges and prepositions."""
 
     def __init__(self, doc: Doc) -> None:
         n = self.n = len(doc)

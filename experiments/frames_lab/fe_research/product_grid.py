@@ -83,19 +83,12 @@ def annotate(pipe, docs: List[Doc], prediction: Dict[str, Any], decoding: str, m
         pipe.cfg.update(decoding=decoding, max_pieces=max_pieces)
         pipe.set_annotations(docs, prediction)
         return
-    names = pipe.fe_names
     per_target = iter(pipe._positive_candidates(prediction))
     for doc, doc_targets in zip(docs, prediction["targets"]):
         group = SpanGroup(doc, name=pipe.cfg["fe_key"])
         for target in doc_targets:
-            start, end, label, gain = next(per_target)
-            cands = [
-                (s, e, names[r - 1], g)
-                for s, e, r, g in zip(start.tolist(), end.tolist(), label.tolist(), gain.tolist())
-            ]
-            for fe_start, fe_end, fe_label, _ in decode(
-                cands, decoding, pipe.frame_excludes(target.label_), max_pieces
-            ):
+            excludes = pipe.frame_excludes(target.label_)
+            for fe_start, fe_end, fe_label, _ in decode(next(per_target), decoding, excludes, max_pieces):
                 group.append(make_fe_span(target, fe_start, fe_end, fe_label))
         doc.spans[pipe.cfg["fe_key"]] = group
 
